@@ -1,0 +1,65 @@
+// The Gmsh SDK adapter: reading .msh (2.2 and 4.x, ASCII and binary) and .geo files, writing .msh, and
+// generating benchmark meshes. Only this adapter includes gmsh.h; the core builds without it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "mesh/mesh.hpp"
+
+namespace kempe {
+
+struct GmshReadOptions {
+  /// For .geo files: largest element size (Mesh.MeshSizeMax); 0 keeps the sizes the file sets.
+  double mesh_size = 0;
+};
+
+/// Reads a .msh or .geo file (meshing a .geo on the fly) into a raw mesh. Throws MeshError naming the file for
+/// a missing, truncated or corrupt file, an unsupported element type or a mesh with no 2D/3D elements.
+RawMesh read_gmsh(const std::string& path, const GmshReadOptions& options = {});
+
+/// Writes a mesh as .msh (format 4.1 or 2.2, ASCII or binary) with its boundary groups as physical groups.
+void write_msh(const Mesh& mesh, const std::string& path, double format_version = 4.1, bool binary = false);
+
+enum class RectElements { triangles, quadrilaterals };
+
+/// An unstructured mesh of the rectangle [0, width] x [0, height] with about `elements` triangles (or
+/// quadrilaterals, by recombination) and boundary groups left, right, bottom, top. Reproducible for a seed.
+struct RectSpec {
+  double width = 1, height = 1;
+  std::int64_t elements = 10000;
+  RectElements type = RectElements::triangles;
+  int seed = 1;
+};
+
+/// Sizes of the coloring paper's rectangle meshes Rect A..E (triangles), for `--preset`.
+std::int64_t rect_preset_elements(char preset);
+
+enum class BoxElements { tetrahedra, hexahedra, prisms, hybrid };
+
+/// A mesh of the box [0,1]^3 with about `elements` elements of the given kind, boundary group "boundary".
+/// `hybrid` joins a hexahedral block, a prism block and a tetrahedral block (with pyramids where tetrahedra
+/// meet quadrilateral faces).
+struct BoxSpec {
+  std::int64_t elements = 10000;
+  BoxElements type = BoxElements::tetrahedra;
+  int seed = 1;
+};
+
+enum class ClosedSurface { sphere, torus };
+
+/// A closed triangle (or quadrilateral) surface mesh in 3D: the unit sphere (genus 0) or a torus (genus 1).
+struct SurfaceSpec {
+  std::int64_t elements = 10000;
+  ClosedSurface shape = ClosedSurface::sphere;
+  bool quadrilaterals = false;
+  int seed = 1;
+};
+
+/// Generators: each builds a Gmsh model and returns the raw mesh; when `msh_path` is not empty the Gmsh
+/// model is also written there.
+RawMesh generate_rect(const RectSpec& spec, const std::string& msh_path = "");
+RawMesh generate_box(const BoxSpec& spec, const std::string& msh_path = "");
+RawMesh generate_surface(const SurfaceSpec& spec, const std::string& msh_path = "");
+
+}  // namespace kempe

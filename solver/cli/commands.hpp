@@ -1,0 +1,10 @@
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace kempe::cli {
+
+/// `kempe mesh info|convert|generate`.
+void add_mesh_commands(CLI::App& app);
+
+}  // namespace kempe::cli

@@ -1,0 +1,33 @@
+// The `kempe` command: subcommands for meshes (and, as they land, coloring and runs).
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+#include <iostream>
+
+#include "kernels/backend.hpp"
+#include "mesh/load.hpp"
+#include "solver/cli/commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Kempe: a GPU discontinuous Galerkin solver for the compressible Euler equations on unstructured "
+               "meshes, with race-free face coloring.",
+               "kempe"};
+  app.set_version_flag("--version", [] {
+    return std::string("kempe 0.1.0 (CUDA backend: ") + (KEMPE_HAVE_CUDA ? "built" : "not built") +
+           ", CUDA devices: " + std::to_string(kempe::cuda_device_count()) +
+           ", Gmsh: " + (kempe::have_gmsh() ? "yes" : "no, .kmesh only") + ")";
+  });
+  app.require_subcommand(1);
+  kempe::cli::add_mesh_commands(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::cerr << "kempe: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
