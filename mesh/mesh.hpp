@@ -91,7 +91,9 @@ struct Mesh {
   std::vector<std::int8_t> face_num_vertices;              ///< [faces] 2, 3 or 4
   std::vector<index_t> face_vertices;  ///< [faces][max_face_vertices], in the left element's face order, -1 padded
   std::vector<double> face_area;       ///< [faces] length in 2D
-  std::vector<double> normal_x, normal_y, normal_z;  ///< [faces] outward unit normal of the left element
+  /// [faces] outward unit normal of the left element (the right element's is its negative; on a surface in 3D
+  /// it is the left element's in-plane conormal, which the right element shares only where the surface is flat)
+  std::vector<double> normal_x, normal_y, normal_z;
   std::vector<std::int32_t> face_boundary;           ///< [faces] index into boundary_names; no_boundary inside
   std::vector<std::string> boundary_names;
 

@@ -1,1 +1,176 @@
+// The native .kmesh format: bit-exact round trip, and clear failures for every kind of bad file.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "mesh/kmesh.hpp"
+#include "mesh/load.hpp"
+#include "mesh_fixtures.hpp"
+
+namespace kempe {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+class KmeshTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("kempe_kmesh_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  static Mesh sample() {
+    RawMesh raw = test::make_raw(3, {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1},
+                                     {0, 1, 1}, {0.5, 0.5, 1.5}, {0.3, 0.1, -0.7}});
+    test::add(raw, ElementType::hexahedron, {0, 1, 2, 3, 4, 5, 6, 7});
+    test::add(raw, ElementType::pyramid, {4, 5, 6, 7, 8});
+    test::add(raw, ElementType::tetrahedron, {0, 1, 9, 3});
+    test::mark(raw, "top", {4, 5, 8});
+    test::mark(raw, "bottom", {0, 3, 2, 1});
+    raw.warnings.push_back("a warning to keep");
+    return build_mesh(raw);
+  }
+
+  static std::vector<char> slurp(const std::string& p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
+  }
+  static void spit(const std::string& p, const std::vector<char>& bytes) {
+    std::ofstream out(p, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  std::string read_error(const std::string& p) {
+    try {
+      read_kmesh(p);
+    } catch (const MeshError& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+
+  fs::path dir_;
+};
+
+template <class T>
+void expect_bitwise_equal(const std::vector<T>& a, const std::vector<T>& b, const char* name) {
+  ASSERT_EQ(a.size(), b.size()) << name;
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(T)), 0) << name;
+}
+
+TEST_F(KmeshTest, RoundTripIsBitExact) {
+  const Mesh m = sample();
+  write_kmesh(m, path("a.kmesh"));
+  const Mesh r = read_kmesh(path("a.kmesh"));
+  EXPECT_EQ(r.dim, m.dim);
+  EXPECT_EQ(r.space_dim, m.space_dim);
+  EXPECT_EQ(r.source, m.source);
+#define KEMPE_SAME(field) expect_bitwise_equal(r.field, m.field, #field)
+  KEMPE_SAME(x);
+  KEMPE_SAME(y);
+  KEMPE_SAME(z);
+  KEMPE_SAME(node_tag);
+  KEMPE_SAME(element_type);
+  KEMPE_SAME(element_vertex_begin);
+  KEMPE_SAME(element_vertices);
+  KEMPE_SAME(element_face_begin);
+  KEMPE_SAME(element_faces);
+  KEMPE_SAME(element_tag);
+  KEMPE_SAME(volume);
+  KEMPE_SAME(centroid_x);
+  KEMPE_SAME(centroid_y);
+  KEMPE_SAME(centroid_z);
+  KEMPE_SAME(face_left);
+  KEMPE_SAME(face_right);
+  KEMPE_SAME(face_left_local);
+  KEMPE_SAME(face_right_local);
+  KEMPE_SAME(face_num_vertices);
+  KEMPE_SAME(face_vertices);
+  KEMPE_SAME(face_area);
+  KEMPE_SAME(normal_x);
+  KEMPE_SAME(normal_y);
+  KEMPE_SAME(normal_z);
+  KEMPE_SAME(face_boundary);
+#undef KEMPE_SAME
+  EXPECT_EQ(r.boundary_names, m.boundary_names);
+  EXPECT_EQ(r.report.warnings, m.report.warnings);
+  EXPECT_EQ(r.report.flipped_elements, m.report.flipped_elements);
+  // Writing what was read gives the same bytes.
+  write_kmesh(r, path("b.kmesh"));
+  EXPECT_EQ(slurp(path("a.kmesh")), slurp(path("b.kmesh")));
+  // load_mesh dispatches on the extension.
+  EXPECT_EQ(load_mesh(path("a.kmesh")).num_faces(), m.num_faces());
+}
+
+TEST_F(KmeshTest, MissingFile) {
+  EXPECT_THAT(read_error(path("nope.kmesh")), AllOf(HasSubstr("nope.kmesh"), HasSubstr("cannot open")));
+}
+
+TEST_F(KmeshTest, NotAKmeshFile) {
+  spit(path("text.kmesh"), {'h', 'e', 'l', 'l', 'o'});
+  EXPECT_THAT(read_error(path("text.kmesh")), AllOf(HasSubstr("text.kmesh"), HasSubstr("not a .kmesh")));
+}
+
+TEST_F(KmeshTest, OtherVersion) {
+  write_kmesh(sample(), path("v.kmesh"));
+  auto bytes = slurp(path("v.kmesh"));
+  const std::uint32_t version = kmesh_version + 1;
+  std::memcpy(bytes.data() + 8, &version, 4);
+  spit(path("v.kmesh"), bytes);
+  EXPECT_THAT(read_error(path("v.kmesh")),
+              AllOf(HasSubstr("v.kmesh"), HasSubstr("version " + std::to_string(kmesh_version + 1)),
+                    HasSubstr("reads version " + std::to_string(kmesh_version))));
+}
+
+TEST_F(KmeshTest, BadChecksum) {
+  write_kmesh(sample(), path("c.kmesh"));
+  auto bytes = slurp(path("c.kmesh"));
+  bytes[bytes.size() / 2] ^= 0x10;
+  spit(path("c.kmesh"), bytes);
+  EXPECT_THAT(read_error(path("c.kmesh")), AllOf(HasSubstr("c.kmesh"), HasSubstr("checksum")));
+}
+
+TEST_F(KmeshTest, Truncated) {
+  write_kmesh(sample(), path("t.kmesh"));
+  auto bytes = slurp(path("t.kmesh"));
+  for (std::size_t keep : {std::size_t{3}, std::size_t{20}, bytes.size() / 2, bytes.size() - 1}) {
+    spit(path("t.kmesh"), std::vector<char>(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(keep)));
+    EXPECT_THAT(read_error(path("t.kmesh")), HasSubstr("t.kmesh")) << "kept " << keep << " bytes";
+  }
+  spit(path("t.kmesh"), std::vector<char>(bytes.begin(), bytes.end() - 8));
+  EXPECT_THAT(read_error(path("t.kmesh")), HasSubstr("truncated"));
+}
+
+TEST_F(KmeshTest, FailedWriteNamesTheFileAndKeepsTheOldOne) {
+  const Mesh m = sample();
+  try {
+    write_kmesh(m, path("missing_dir/x.kmesh"));
+    FAIL() << "expected an error";
+  } catch (const MeshError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("missing_dir/x.kmesh"));
+  }
+  // A directory in the way of the final name: the write fails and the directory (the "old file") survives.
+  fs::create_directories(path("taken.kmesh/inner"));
+  EXPECT_THROW(write_kmesh(m, path("taken.kmesh")), MeshError);
+  EXPECT_TRUE(fs::exists(path("taken.kmesh/inner")));
+  EXPECT_FALSE(fs::exists(path("taken.kmesh.tmp")));
+}
+
+TEST_F(KmeshTest, UnknownExtension) {
+  try {
+    load_mesh(path("mesh.stl"));
+    FAIL() << "expected an error";
+  } catch (const MeshError& e) {
+    EXPECT_THAT(e.what(), AllOf(HasSubstr("mesh.stl"), HasSubstr(".kmesh")));
+  }
+}
+
+}  // namespace
+}  // namespace kempe
