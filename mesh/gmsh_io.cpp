@@ -311,7 +311,8 @@ RawMesh generate_rect(const RectSpec& spec, const std::string& msh_path) {
   gmsh::option::setNumber("Mesh.MeshSizeMax", size);
   gmsh::option::setNumber("Mesh.MeshSizeFromPoints", 0);
   gmsh::option::setNumber("Mesh.RandomSeed", spec.seed);
-  gmsh::option::setNumber("Mesh.Algorithm", quads ? 8 : 6);  // Frontal-Delaunay (for quads)
+  // Frontal-Delaunay, then Blossom recombination for quads (Gmsh 4.8.4 crashes in its quad-specific algorithm 8).
+  gmsh::option::setNumber("Mesh.Algorithm", 6);
   gmsh::option::setNumber("Mesh.RecombineAll", quads ? 1 : 0);
   gmsh_call("rect", [] { gmsh::model::mesh::generate(2); });
   gmsh::option::setNumber("Mesh.RecombineAll", 0);
@@ -449,7 +450,7 @@ RawMesh generate_surface(const SurfaceSpec& spec, const std::string& msh_path) {
   gmsh::option::setNumber("Mesh.MeshSizeFromPoints", 0);
   gmsh::option::setNumber("Mesh.MeshSizeFromCurvature", 0);
   gmsh::option::setNumber("Mesh.RandomSeed", spec.seed);
-  gmsh::option::setNumber("Mesh.Algorithm", spec.quadrilaterals ? 8 : 6);
+  gmsh::option::setNumber("Mesh.Algorithm", 6);
   gmsh::option::setNumber("Mesh.RecombineAll", spec.quadrilaterals ? 1 : 0);
   gmsh_call("surface", [] { gmsh::model::mesh::generate(2); });
   gmsh::option::setNumber("Mesh.RecombineAll", 0);

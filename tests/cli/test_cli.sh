@@ -1,2 +1,84 @@
-#!/bin/sh
-exit 0
+#!/usr/bin/env bash
+# End-to-end tests of the kempe command line: help texts, mesh generation, info (text and JSON), conversion
+# round trips, and the exit status and message of bad invocations and bad files.
+# Usage: test_cli.sh KEMPE_BINARY DATA_DIR
+set -uo pipefail
+kempe=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0
+failed=0
+
+check() {  # check NAME CONDITION...
+  local name=$1
+  shift
+  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $name" >&2; fi
+}
+# expect_fail NAME EXPECTED_SUBSTRING CMD...: the command fails (non-zero) and says EXPECTED_SUBSTRING.
+expect_fail() {
+  local name=$1 expected=$2
+  shift 2
+  local out status
+  out=$("$@" 2>&1)
+  status=$?
+  if [[ $status -ne 0 && $out == *"$expected"* ]]; then passed=$((passed + 1)); else
+    failed=$((failed + 1)); echo "FAILED: $name (status $status, output: $out)" >&2; fi
+}
+contains() { [[ $1 == *"$2"* ]]; }
+
+# Help documents every subcommand and option.
+help=$("$kempe" --help)
+check "help lists mesh" contains "$help" "mesh"
+for sub in "mesh info" "mesh convert" "mesh generate"; do
+  # shellcheck disable=SC2086
+  out=$("$kempe" $sub --help)
+  check "$sub --help" test $? -eq 0
+done
+out=$("$kempe" mesh generate --help)
+for opt in --elements --preset --type --width --height --seed --out --json; do
+  check "generate --help documents $opt" contains "$out" "$opt"
+done
+out=$("$kempe" mesh info --help)
+for opt in --json --size; do check "info --help documents $opt" contains "$out" "$opt"; done
+check "version" contains "$("$kempe" --version)" "kempe"
+
+# Generate, inspect, convert.
+"$kempe" mesh generate rect --elements 2000 --type tri --out "$work/r.msh" >/dev/null
+check "generate rect .msh" test -s "$work/r.msh"
+json=$("$kempe" mesh info "$work/r.msh" --json)
+for key in '"elements"' '"element_types"' '"nodes"' '"faces"' '"boundary_faces"' '"max_faces_per_element": 3' '"triangle"'; do
+  check "info --json has $key" contains "$json" "$key"
+done
+text=$("$kempe" mesh info "$work/r.msh")
+for word in "elements" "nodes" "faces" "boundary faces by tag" "left" "Euler characteristic  1" "time"; do
+  check "info text shows $word" contains "$text" "$word"
+done
+"$kempe" mesh convert "$work/r.msh" "$work/r.kmesh" >/dev/null
+check "convert to .kmesh" test -s "$work/r.kmesh"
+json_k=$("$kempe" mesh info "$work/r.kmesh" --json)
+strip() { grep -vE '"seconds"|"mesh"' <<<"$1"; }
+check "same summary from .msh and .kmesh" test "$(strip "$json")" == "$(strip "$json_k")"
+"$kempe" mesh convert "$work/r.kmesh" "$work/back.msh" --msh-version 2.2 --binary >/dev/null
+json_b=$("$kempe" mesh info "$work/back.msh" --json)
+check "kmesh -> msh 2.2 binary keeps the counts" test "$(strip "$json")" == "$(strip "$json_b")"
+"$kempe" mesh generate rect -n 500 --type quad --out "$work/q.kmesh" >/dev/null
+check "quad rect has 4 faces per element" contains "$("$kempe" mesh info "$work/q.kmesh" --json)" '"max_faces_per_element": 4'
+"$kempe" mesh generate sphere -n 400 --out "$work/s.kmesh" >/dev/null
+check "sphere: Euler characteristic 2" contains "$("$kempe" mesh info "$work/s.kmesh" --json)" '"euler_characteristic": 2'
+"$kempe" mesh generate box -n 300 --type hex --out "$work/h.kmesh" >/dev/null
+check "hex box has 6 faces per element" contains "$("$kempe" mesh info "$work/h.kmesh" --json)" '"max_faces_per_element": 6'
+
+# Bad invocations and bad files: non-zero exit, a message naming the problem.
+expect_fail "missing file" "$work/none.msh: no such file" "$kempe" mesh info "$work/none.msh"
+expect_fail "unknown format" "unknown mesh format" "$kempe" mesh info "$work/r.txt"
+printf 'garbage\n' >"$work/bad.kmesh"
+expect_fail "not a kmesh" "bad.kmesh: not a .kmesh file" "$kempe" mesh info "$work/bad.kmesh"
+expect_fail "unknown option" "--frobnicate" "$kempe" mesh info "$work/r.msh" --frobnicate
+expect_fail "no subcommand" "subcommand" "$kempe"
+expect_fail "type for the wrong kind" "does not apply" "$kempe" mesh generate box --type tri -n 10 --out "$work/x.msh"
+expect_fail "bad preset" "preset" "$kempe" mesh generate rect --preset Z --out "$work/x.msh"
+expect_fail "no element count" "--elements" "$kempe" mesh generate rect --out "$work/x.msh"
+expect_fail "bad output extension" "--out must end in .msh or .kmesh" "$kempe" mesh generate rect -n 10 --out "$work/x.vtu"
+
+echo "cli: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]
