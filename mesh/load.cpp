@@ -1,5 +1,6 @@
 #include "mesh/load.hpp"
 
+#include <chrono>
 #include <filesystem>
 
 #include "mesh/kmesh.hpp"
@@ -20,13 +21,24 @@ std::string extension(const std::string& path) { return std::filesystem::path(pa
 bool have_gmsh() { return KEMPE_HAVE_GMSH != 0; }
 
 Mesh load_mesh(const std::string& path, const LoadOptions& options) {
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
   const std::string ext = extension(path);
-  if (ext == ".kmesh") return read_kmesh(path);
+  if (ext == ".kmesh") {
+    Mesh mesh = read_kmesh(path);
+    mesh.report.read_seconds = std::chrono::duration<double>(clock::now() - t0).count();
+    return mesh;
+  }
   if (ext == ".msh" || ext == ".geo") {
 #if KEMPE_HAVE_GMSH
     GmshReadOptions gmsh_options;
     gmsh_options.mesh_size = options.mesh_size;
-    return build_mesh(read_gmsh(path, gmsh_options));
+    RawMesh raw = read_gmsh(path, gmsh_options);
+    const auto t1 = clock::now();
+    Mesh mesh = build_mesh(std::move(raw));
+    mesh.report.read_seconds = std::chrono::duration<double>(t1 - t0).count();
+    mesh.report.build_seconds = std::chrono::duration<double>(clock::now() - t1).count();
+    return mesh;
 #else
     (void)options;
     no_gmsh(path);

@@ -59,6 +59,8 @@ struct MeshReport {
   index_t unmatched_markers = 0;        ///< marker elements that are no face of the mesh (ignored)
   index_t unused_nodes = 0;             ///< nodes no element references
   std::vector<std::string> warnings;
+  double read_seconds = 0;   ///< time spent reading the file (not saved in .kmesh)
+  double build_seconds = 0;  ///< time spent building connectivity and geometry (not saved in .kmesh)
 };
 
 /// Name given to boundary faces that no group marks.

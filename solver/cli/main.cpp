@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
                "meshes, with race-free face coloring.",
                "kempe"};
   app.set_version_flag("--version", [] {
-    return std::string("kempe 0.1.0 (CUDA backend: ") + (KEMPE_HAVE_CUDA ? "built" : "not built") +
+    return std::string("kempe " KEMPE_VERSION " (CUDA backend: ") + (KEMPE_HAVE_CUDA ? "built" : "not built") +
            ", CUDA devices: " + std::to_string(kempe::cuda_device_count()) +
            ", Gmsh: " + (kempe::have_gmsh() ? "yes" : "no, .kmesh only") + ")";
   });

@@ -57,6 +57,8 @@ nlohmann::json summary_json(const MeshSummary& s, double seconds) {
   j["flipped_elements"] = s.report.flipped_elements;
   j["warnings"] = s.report.warnings;
   j["seconds"] = seconds;
+  j["read_seconds"] = s.report.read_seconds;
+  j["build_seconds"] = s.report.build_seconds;
   return j;
 }
 
@@ -87,7 +89,8 @@ void print_summary(const MeshSummary& s, double seconds, std::ostream& out) {
   row(s.dim == 2 ? "area" : "volume") << s.total_volume << " (element min " << s.min_volume << ", max "
                                       << s.max_volume << ")\n";
   row("flipped elements") << grouped(s.report.flipped_elements) << " (mirrored to positive orientation)\n";
-  row("time") << seconds << " s\n";
+  row("time") << seconds << " s (read " << s.report.read_seconds << " s, connectivity and geometry "
+              << s.report.build_seconds << " s)\n";
   for (const auto& w : s.report.warnings) out << "warning: " << w << "\n";
 }
 
