@@ -67,39 +67,55 @@ std::string describe_element(const RawMesh& m, index_t e) {
   return s.str();
 }
 
-/// Signed measure of an element: the signed area in the xy plane for planar 2D meshes, the unsigned area for
-/// surfaces in 3D, the signed volume (positive when faces point outward) for 3D elements. The volume splits
-/// the element into tetrahedra from its vertex mean to a fan of each face around the face's vertex mean, which
-/// is exact for planar faces and consistent for warped ones.
-double signed_measure(const RawMesh& m, index_t e, int space_dim) {
-  const ElementInfo& info = element_info(m.element_type[e]);
-  const index_t* v = &m.element_vertices[m.element_vertex_begin[e]];
-  if (info.dim == 2) {
-    double area_xy = 0;
-    Vec3 fan{};
-    const Vec3 c0 = node(m, v[0]);
-    for (int i = 1; i + 1 < info.num_vertices; ++i) {
-      const Vec3 a = node(m, v[i]) - c0, b = node(m, v[i + 1]) - c0;
-      area_xy += 0.5 * (a.x * b.y - a.y * b.x);
-      fan = fan + 0.5 * geom::cross(a, b);
-    }
-    return space_dim == 2 ? area_xy : geom::norm(fan);
-  }
+/// Measure and first moment of one element. The measure is the signed area in the xy plane for planar 2D
+/// meshes, the unsigned area for surfaces in 3D and the signed volume (positive when the faces point outward)
+/// for 3D elements. Polygons are split into a fan of triangles around their vertex mean; polyhedra into
+/// tetrahedra from their vertex mean to a fan of each face around the face's vertex mean, which is exact for
+/// planar faces and consistent between neighbours for warped ones.
+struct ElementMoments {
+  double measure = 0;
+  Vec3 moment{};       ///< integral of the position: centroid = moment / measure
+  Vec3 vector_area{};  ///< 2D elements: integral of the unit normal (the element's plane)
+};
+
+ElementMoments element_moments(ElementType type, const index_t* v, const double* x, const double* y,
+                               const double* z, int space_dim) {
+  const ElementInfo& info = element_info(type);
+  auto node = [&](index_t i) { return Vec3{x[i], y[i], z[i]}; };
   Vec3 p{};
-  for (int i = 0; i < info.num_vertices; ++i) p = p + node(m, v[i]);
+  for (int i = 0; i < info.num_vertices; ++i) p = p + node(v[i]);
   p = (1.0 / info.num_vertices) * p;
-  double vol = 0;
+  ElementMoments r;
+  if (info.dim == 2) {
+    for (int i = 0; i < info.num_vertices; ++i) {
+      const Vec3 a = node(v[i]), b = node(v[(i + 1) % info.num_vertices]);
+      const Vec3 s = 0.5 * geom::cross(a - p, b - p);
+      const double area = space_dim == 2 ? s.z : geom::norm(s);
+      r.vector_area = r.vector_area + s;
+      r.measure += area;
+      r.moment = r.moment + (area / 3.0) * (p + a + b);
+    }
+    return r;
+  }
   for (int f = 0; f < info.num_faces; ++f) {
     const FaceDef& fd = info.faces[f];
     Vec3 c{};
-    for (int i = 0; i < fd.num_vertices; ++i) c = c + node(m, v[fd.vertices[i]]);
+    for (int i = 0; i < fd.num_vertices; ++i) c = c + node(v[fd.vertices[i]]);
     c = (1.0 / fd.num_vertices) * c;
     for (int i = 0; i < fd.num_vertices; ++i) {
-      const Vec3 a = node(m, v[fd.vertices[i]]), b = node(m, v[fd.vertices[(i + 1) % fd.num_vertices]]);
-      vol += geom::dot(geom::cross(b - a, c - a), a - p) / 6.0;
+      const Vec3 a = node(v[fd.vertices[i]]), b = node(v[fd.vertices[(i + 1) % fd.num_vertices]]);
+      const double tet = geom::dot(geom::cross(b - a, c - a), a - p) / 6.0;
+      r.measure += tet;
+      r.moment = r.moment + (tet / 4.0) * (p + a + b + c);
     }
   }
-  return vol;
+  return r;
+}
+
+double signed_measure(const RawMesh& m, index_t e, int space_dim) {
+  return element_moments(m.element_type[e], &m.element_vertices[m.element_vertex_begin[e]], m.x.data(), m.y.data(),
+                         m.z.data(), space_dim)
+      .measure;
 }
 
 double element_diameter(const RawMesh& m, index_t e) {
@@ -495,43 +511,13 @@ void compute_geometry(Mesh& m) {
   std::vector<Vec3> surface_normal(m.dim == 2 && m.space_dim == 3 ? ne : 0);
 #pragma omp parallel for schedule(static)
   for (index_t e = 0; e < ne; ++e) {
-    const ElementInfo& info = element_info(m.element_type[e]);
-    const index_t* v = &m.element_vertices[m.element_vertex_begin[e]];
-    Vec3 p{};
-    for (int i = 0; i < info.num_vertices; ++i) p = p + node(v[i]);
-    p = (1.0 / info.num_vertices) * p;
-    double measure = 0;
-    Vec3 moment{}, vector_area{};
-    if (info.dim == 2) {
-      // Fan of triangles around the vertex mean: exact area and centroid for planar polygons.
-      for (int i = 0; i < info.num_vertices; ++i) {
-        const Vec3 a = node(v[i]), b = node(v[(i + 1) % info.num_vertices]);
-        const Vec3 s = 0.5 * geom::cross(a - p, b - p);
-        const double area = m.space_dim == 2 ? s.z : geom::norm(s);
-        vector_area = vector_area + s;
-        measure += area;
-        moment = moment + (area / 3.0) * (p + a + b);
-      }
-      if (!surface_normal.empty()) surface_normal[e] = (1.0 / geom::norm(vector_area)) * vector_area;
-    } else {
-      for (int f = 0; f < info.num_faces; ++f) {
-        const FaceDef& fd = info.faces[f];
-        Vec3 c{};
-        for (int i = 0; i < fd.num_vertices; ++i) c = c + node(v[fd.vertices[i]]);
-        c = (1.0 / fd.num_vertices) * c;
-        for (int i = 0; i < fd.num_vertices; ++i) {
-          const Vec3 a = node(v[fd.vertices[i]]), b = node(v[fd.vertices[(i + 1) % fd.num_vertices]]);
-          const double tet = geom::dot(geom::cross(b - a, c - a), a - p) / 6.0;
-          measure += tet;
-          moment = moment + (tet / 4.0) * (p + a + b + c);
-        }
-      }
-    }
-    m.volume[e] = measure;
-    const Vec3 centroid = (1.0 / measure) * moment;
-    m.centroid_x[e] = centroid.x;
-    m.centroid_y[e] = centroid.y;
-    m.centroid_z[e] = centroid.z;
+    const ElementMoments r = element_moments(m.element_type[e], &m.element_vertices[m.element_vertex_begin[e]],
+                                             m.x.data(), m.y.data(), m.z.data(), m.space_dim);
+    if (!surface_normal.empty()) surface_normal[e] = (1.0 / geom::norm(r.vector_area)) * r.vector_area;
+    m.volume[e] = r.measure;
+    m.centroid_x[e] = r.moment.x / r.measure;
+    m.centroid_y[e] = r.moment.y / r.measure;
+    m.centroid_z[e] = r.moment.z / r.measure;
   }
 
   m.face_area.assign(nf, 0);
