@@ -1,5 +1,8 @@
 // The Gmsh SDK adapter: reading .msh (2.2 and 4.x, ASCII and binary) and .geo files, writing .msh, and
 // generating benchmark meshes. Only this adapter includes gmsh.h; the core builds without it.
+// Every function starts from a clean Gmsh state (no models, meshing options at their defaults) and drops its
+// models before returning, so no option or model of one call affects the next: results depend only on the
+// arguments and the file. Gmsh is one global state: these functions must not run concurrently.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +19,7 @@ struct GmshReadOptions {
 
 /// Reads a .msh or .geo file (meshing a .geo on the fly) into a raw mesh. Throws MeshError naming the file for
 /// a missing, truncated or corrupt file, an unsupported element type or a mesh with no 2D/3D elements.
+/// Nodes come in the order of their tags. Elements of order > 1 are read by their vertices, with a warning.
 RawMesh read_gmsh(const std::string& path, const GmshReadOptions& options = {});
 
 /// Writes a mesh as .msh (format 4.1 or 2.2, ASCII or binary) with its boundary groups as physical groups.
@@ -38,8 +42,9 @@ std::int64_t rect_preset_elements(char preset);
 enum class BoxElements { tetrahedra, hexahedra, prisms, hybrid };
 
 /// A mesh of the box [0,1]^3 with about `elements` elements of the given kind, boundary group "boundary".
-/// `hybrid` joins a hexahedral block, a prism block and a tetrahedral block (with pyramids where tetrahedra
-/// meet quadrilateral faces).
+/// `hexahedra` gives k^3 cubes for k = round(cbrt(elements)). `hybrid` joins a hexahedral block, a tetrahedral
+/// block and a prism block side by side along x (with pyramids where tetrahedra meet quadrilateral faces):
+/// all four 3D types, in a granularity of about 5 k^3 elements for k = 3, 6, 9, ...
 struct BoxSpec {
   std::int64_t elements = 10000;
   BoxElements type = BoxElements::tetrahedra;
@@ -48,7 +53,9 @@ struct BoxSpec {
 
 enum class ClosedSurface { sphere, torus };
 
-/// A closed triangle (or quadrilateral) surface mesh in 3D: the unit sphere (genus 0) or a torus (genus 1).
+/// A closed triangle (or quadrilateral) surface mesh in 3D: the unit sphere (genus 0) or a torus (genus 1) of
+/// radii 1 and 0.4, about `elements` elements, every node on the smooth surface. Quadrilateral meshes are
+/// triangle meshes split into three quadrilaterals per triangle (all quadrilaterals, none left over).
 struct SurfaceSpec {
   std::int64_t elements = 10000;
   ClosedSurface shape = ClosedSurface::sphere;

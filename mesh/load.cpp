@@ -1,5 +1,6 @@
 #include "mesh/load.hpp"
 
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 
@@ -10,20 +11,24 @@
 
 namespace kempe {
 namespace {
-std::string extension(const std::string& path) { return std::filesystem::path(path).extension().string(); }
-
 [[noreturn, maybe_unused]] void no_gmsh(const std::string& path) {
   throw MeshError(path + ": this kempe was built without the Gmsh SDK and reads .kmesh files only; convert the mesh "
                          "with `kempe mesh convert MESH OUT.kmesh` on a machine with Gmsh");
 }
 }  // namespace
 
+std::string mesh_extension(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext;
+}
+
 bool have_gmsh() { return KEMPE_HAVE_GMSH != 0; }
 
 Mesh load_mesh(const std::string& path, const LoadOptions& options) {
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
-  const std::string ext = extension(path);
+  const std::string ext = mesh_extension(path);
   if (ext == ".kmesh") {
     Mesh mesh = read_kmesh(path);
     mesh.report.read_seconds = std::chrono::duration<double>(clock::now() - t0).count();
@@ -48,7 +53,7 @@ Mesh load_mesh(const std::string& path, const LoadOptions& options) {
 }
 
 void save_mesh(const Mesh& mesh, const std::string& path) {
-  const std::string ext = extension(path);
+  const std::string ext = mesh_extension(path);
   if (ext == ".kmesh") return write_kmesh(mesh, path);
   if (ext == ".msh") {
 #if KEMPE_HAVE_GMSH

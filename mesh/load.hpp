@@ -12,6 +12,9 @@ struct LoadOptions {
   double mesh_size = 0;  ///< element size for .geo files (0: the file's own sizes)
 };
 
+/// The extension of a mesh file name in lower case (MESH.MSH is a .msh file).
+std::string mesh_extension(const std::string& path);
+
 /// True when this build reads .msh/.geo files (the Gmsh SDK was found at configure time).
 bool have_gmsh();
 

@@ -134,7 +134,7 @@ void run_convert(const ConvertOptions& o) {
   LoadOptions lo;
   lo.mesh_size = o.size;
   const Mesh mesh = load_mesh(o.input, lo);
-  const std::string ext = std::filesystem::path(o.output).extension().string();
+  const std::string ext = mesh_extension(o.output);
   if (ext == ".msh") {
 #if KEMPE_HAVE_GMSH
     write_msh(mesh, o.output, o.msh_version, o.binary);
@@ -151,7 +151,7 @@ void run_convert(const ConvertOptions& o) {
 void run_generate(const GenerateOptions& o) {
 #if KEMPE_HAVE_GMSH
   const auto t0 = clock_type::now();
-  const std::string ext = std::filesystem::path(o.out).extension().string();
+  const std::string ext = mesh_extension(o.out);
   if (ext != ".msh" && ext != ".kmesh")
     throw MeshError(o.out + ": --out must end in .msh or .kmesh");
   const std::string msh_path = ext == ".msh" ? o.out : "";

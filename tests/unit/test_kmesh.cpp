@@ -107,6 +107,8 @@ TEST_F(KmeshTest, RoundTripIsBitExact) {
   EXPECT_EQ(slurp(path("a.kmesh")), slurp(path("b.kmesh")));
   // load_mesh dispatches on the extension.
   EXPECT_EQ(load_mesh(path("a.kmesh")).num_faces(), m.num_faces());
+  fs::copy_file(path("a.kmesh"), path("UPPER.KMESH"));
+  EXPECT_EQ(load_mesh(path("UPPER.KMESH")).num_faces(), m.num_faces());  // extensions in any case
 }
 
 TEST_F(KmeshTest, MissingFile) {
