@@ -268,9 +268,10 @@ void orient_surface(RawMesh& m, MeshReport& report) {
     const index_t* v = &m.element_vertices[m.element_vertex_begin[en.element]];
     return v[info.faces[en.local].vertices[0]] < v[info.faces[en.local].vertices[1]];
   };
-  for (std::size_t i = 0; i + 1 < entries.size(); ++i)
-    if (entries[i].key == entries[i + 1].key && (i + 2 == entries.size() || !(entries[i + 2].key == entries[i].key)) &&
-        (i == 0 || !(entries[i - 1].key == entries[i].key))) {
+  for (std::size_t i = 0; i < entries.size();) {
+    std::size_t j = i + 1;
+    while (j < entries.size() && entries[j].key == entries[i].key) ++j;
+    if (j - i == 2) {  // an edge of two elements (non-manifold edges are reported when the faces are built)
       const FaceEntry &a = entries[i], &b = entries[i + 1];
       const bool same = direction(a) == direction(b);
       neighbour[face_begin[a.element] + a.local] = b.element;
@@ -278,6 +279,8 @@ void orient_surface(RawMesh& m, MeshReport& report) {
       same_direction[face_begin[a.element] + a.local] = same;
       same_direction[face_begin[b.element] + b.local] = same;
     }
+    i = j;
+  }
   std::vector<signed char> flip(n, -1);
   std::vector<index_t> stack, component;
   index_t non_orientable = 0;
