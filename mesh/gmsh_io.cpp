@@ -337,8 +337,19 @@ std::int64_t declared_msh2_ascii_elements(const std::string& path) {
   if (!(format >> version >> file_type) || version < 2 || version >= 3 || file_type != 0) return -1;
   while (std::getline(in, line))
     if (line.rfind("$Elements", 0) == 0) {
+      // An element of several physical groups is listed once per group under the same number, and Gmsh reads
+      // it once: count distinct element numbers, not lines.
       std::int64_t count = -1;
-      return in >> count ? count : -1;
+      if (!(in >> count) || count < 0) return -1;
+      std::vector<std::int64_t> numbers;
+      numbers.reserve(static_cast<std::size_t>(count));
+      std::getline(in, line);
+      for (std::int64_t i = 0; i < count && std::getline(in, line); ++i) {
+        std::int64_t number = 0;
+        if (std::istringstream(line) >> number) numbers.push_back(number);
+      }
+      std::sort(numbers.begin(), numbers.end());
+      return static_cast<std::int64_t>(std::unique(numbers.begin(), numbers.end()) - numbers.begin());
     }
   return -1;
 }

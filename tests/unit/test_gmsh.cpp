@@ -1015,6 +1015,19 @@ TEST(GmshErrors, UnsupportedElementType) {
   EXPECT_THAT(what0, HasSubstr("85"));
 }
 
+TEST(GmshFormats, ElementListedOncePerPhysicalGroupIsOneElement) {
+  // MSH 2 lists an element of two physical groups twice under one number; that is one element, not a loss.
+  TempDir dir;
+  const std::string path = dir.write(
+      "two_groups.msh",
+      msh22({"1 0 0 0", "2 1 0 0", "3 1 1 0", "4 0 1 0"},
+            {"1 1 2 1 1 1 2", "2 2 2 2 1 1 2 3", "3 2 2 2 1 1 3 4", "2 2 2 3 1 1 2 3", "3 2 2 3 1 1 3 4"},
+            "$PhysicalNames\n3\n1 1 \"wall\"\n2 2 \"fluid\"\n2 3 \"all\"\n$EndPhysicalNames\n"));
+  const Mesh m = kempe::build_mesh(kempe::read_gmsh(path));
+  EXPECT_EQ(m.num_elements(), 2);
+  EXPECT_EQ(m.num_faces(), 5);
+}
+
 TEST(GmshErrors, MessagesNameTheGeoFile) {
   TempDir dir;
   const std::string bad = dir.write("syntax.geo", "Point(1) = {0, 0, 0;\nthis is not geo\n");
