@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end tests of the kempe command line: help texts, mesh generation, info (text and JSON), conversion
 # round trips, and the exit status and message of bad invocations and bad files.
-# Usage: test_cli.sh KEMPE_BINARY DATA_DIR
+# Usage: test_cli.sh KEMPE_BINARY
 set -uo pipefail
 kempe=$1
 work=$(mktemp -d)
