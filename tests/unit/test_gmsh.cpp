@@ -380,29 +380,25 @@ TEST(GmshRect, BoundaryFacesLieOnTheirSides) {
       const std::string& side = m.boundary_names[m.face_boundary[f]];
       const Vec3 a = node(m, m.face_vertices[std::size_t(f) * 4]), b = node(m, m.face_vertices[std::size_t(f) * 4 + 1]);
       const Vec3 n = normal(m, f);
-      if (side == "left") {
-        EXPECT_NEAR(a.x, 0, 1e-12);
-        EXPECT_NEAR(b.x, 0, 1e-12);
-        EXPECT_NEAR(n.x, -1, 1e-12);
-        length[0] += m.face_area[f];
-      } else if (side == "right") {
-        EXPECT_NEAR(a.x, 1, 1e-12);
-        EXPECT_NEAR(b.x, 1, 1e-12);
-        EXPECT_NEAR(n.x, 1, 1e-12);
-        length[1] += m.face_area[f];
-      } else if (side == "bottom") {
-        EXPECT_NEAR(a.y, 0, 1e-12);
-        EXPECT_NEAR(b.y, 0, 1e-12);
-        EXPECT_NEAR(n.y, -1, 1e-12);
-        length[2] += m.face_area[f];
-      } else if (side == "top") {
-        EXPECT_NEAR(a.y, 1, 1e-12);
-        EXPECT_NEAR(b.y, 1, 1e-12);
-        EXPECT_NEAR(n.y, 1, 1e-12);
-        length[3] += m.face_area[f];
-      } else {
+      // Each side: the coordinate that is constant on it, its value, and the outward normal's component there.
+      struct Side {
+        const char* name;
+        double Vec3::*coordinate;
+        double value, normal;
+      };
+      static constexpr Side sides[] = {
+          {"left", &Vec3::x, 0, -1}, {"right", &Vec3::x, 1, 1}, {"bottom", &Vec3::y, 0, -1}, {"top", &Vec3::y, 1, 1}};
+      const Side* match = nullptr;
+      for (const Side& candidate : sides)
+        if (side == candidate.name) match = &candidate;
+      if (!match) {
         ADD_FAILURE() << "unexpected boundary group " << side;
+        continue;
       }
+      EXPECT_NEAR(a.*match->coordinate, match->value, 1e-12);
+      EXPECT_NEAR(b.*match->coordinate, match->value, 1e-12);
+      EXPECT_NEAR(n.*match->coordinate, match->normal, 1e-12);
+      length[match - sides] += m.face_area[f];
     }
     for (double l : length) EXPECT_NEAR(l, 1.0, 1e-12);
     const kempe::index_t b = m.num_boundary_faces(), interior = m.num_faces() - b;
