@@ -99,6 +99,12 @@ struct Mesh {
   std::vector<std::int32_t> face_boundary;           ///< [faces] index into boundary_names; no_boundary inside
   std::vector<std::string> boundary_names;
 
+  // Face colors and orderings (empty until a coloring and an ordering have been applied).
+  std::vector<std::int8_t> face_color;  ///< [faces] color 0..num_colors-1; faces of one color share no element
+  std::vector<index_t> color_begin;     ///< [colors + 1] after reordering, color c holds faces color_begin[c]..[c+1]
+  std::vector<index_t> element_input;   ///< [elements] element index as read (before renumbering)
+  std::vector<index_t> face_input;      ///< [faces] face index as first built (before reordering)
+
   MeshReport report;
 
   index_t num_nodes() const { return static_cast<index_t>(x.size()); }

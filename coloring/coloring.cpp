@@ -1,0 +1,451 @@
+// Face coloring algorithms (edge coloring of the element dual multigraph; boundary faces are pendant edges).
+//
+// `kempe`, the default, follows Giuliani & Krivodonova (2017): a modified greedy pass that gives each face a
+// random color free at both its elements or leaves it uncolored (their Alg. 2), then conflict resolution
+// (their Alg. 3). Where the paper walks each conflict along random color swaps, we first try Kempe-chain
+// interchanges: for an uncolored face (u, v) with color a free at u and b free at v, flipping the a/b chain
+// that starts at v frees a at v unless the chain ends at u. Only when no color pair works is the conflict
+// moved one face further (the paper's swap), bounded in steps; what remains is colored by Misra-Gries with one
+// more color (Vizing's bound), status `fallback`. A last pass balances the classes by flipping a/b chains with
+// one more face of the larger color.
+#include "coloring/coloring.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <chrono>
+#include <sstream>
+#include <stdexcept>
+
+namespace kempe {
+namespace {
+
+/// The most colors a slot-based algorithm tracks per element: hexahedra need 6, Misra-Gries 7, a multigraph 8.
+constexpr int max_slot_colors = 8;
+constexpr int no_color = -1;
+constexpr index_t no_face = -1;
+
+/// splitmix64: a small, fast, well-mixed generator; the same seed gives the same coloring on every machine.
+class Random {
+ public:
+  explicit Random(std::uint64_t seed) : state_(seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in [0, n).
+  unsigned below(unsigned n) { return static_cast<unsigned>((next() >> 32) * n >> 32); }
+  /// A uniformly chosen set bit of a non-zero mask.
+  int pick(unsigned mask) {
+    unsigned k = below(static_cast<unsigned>(std::popcount(mask)));
+    while (k--) mask &= mask - 1;
+    return std::countr_zero(mask);
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+/// A partial proper coloring with, for each element, the face holding each color (its "slots").
+/// Boundary faces end in a ghost that has no other face, so a color is free at a ghost unless it is the
+/// boundary face's own.
+class SlotColoring {
+ public:
+  SlotColoring(const Mesh& m, int palette)
+      : left_(m.face_left.data()),
+        right_(m.face_right.data()),
+        color_(m.num_faces(), no_color),
+        slot_(std::size_t(m.num_elements()) * max_slot_colors, no_face),
+        palette_(palette) {}
+
+  int palette() const { return palette_; }
+  void grow_palette() {
+    if (palette_ >= max_slot_colors) throw std::logic_error("face coloring: more than 8 colors needed");
+    ++palette_;
+  }
+  unsigned full() const { return (1u << palette_) - 1u; }
+  int color(index_t f) const { return color_[f]; }
+  index_t left(index_t f) const { return left_[f]; }
+  index_t right(index_t f) const { return right_[f]; }
+  /// The element across face f from element e (no_element for the ghost of a boundary face).
+  index_t other(index_t f, index_t e) const { return left_[f] == e ? right_[f] : left_[f]; }
+  index_t at(index_t e, int c) const { return slot_[std::size_t(e) * max_slot_colors + c]; }
+  /// Colors used at element e (mask).
+  unsigned used(index_t e) const {
+    unsigned m = 0;
+    for (int c = 0; c < palette_; ++c)
+      if (at(e, c) != no_face) m |= 1u << c;
+    return m;
+  }
+  /// Colors free at both ends of face f (a ghost end frees everything).
+  unsigned free_for(index_t f) const {
+    unsigned m = used(left_[f]);
+    if (right_[f] != no_element) m |= used(right_[f]);
+    return full() & ~m;
+  }
+  void set(index_t f, int c) {
+    color_[f] = static_cast<std::int8_t>(c);
+    slot(left_[f], c) = f;
+    if (right_[f] != no_element) slot(right_[f], c) = f;
+  }
+  void clear(index_t f) {
+    const int c = color_[f];
+    if (c == no_color) return;
+    slot(left_[f], c) = no_face;
+    if (right_[f] != no_element) slot(right_[f], c) = no_face;
+    color_[f] = no_color;
+  }
+  std::vector<std::int8_t> take_colors() { return std::move(color_); }
+  const std::vector<std::int8_t>& colors() const { return color_; }
+
+  /// The a/b chain that starts at element `start` with its a-colored face: the faces in order, and the element
+  /// where it ends (no_element at a ghost). `start` must miss b, so the chain is a path.
+  index_t chain(index_t start, int a, int b, std::vector<index_t>& faces) const {
+    faces.clear();
+    index_t e = start;
+    int c = a;
+    for (index_t f = at(e, c); f != no_face; f = at(e, c)) {
+      faces.push_back(f);
+      e = other(f, e);
+      if (e == no_element) return no_element;
+      c = c == a ? b : a;
+    }
+    return e;
+  }
+  /// Swaps colors a and b on the given faces (a maximal a/b path or cycle, so the coloring stays proper).
+  void flip(const std::vector<index_t>& faces, int a, int b) {
+    for (index_t f : faces) clear_keep(f);
+    for (index_t f : faces) set(f, color_[f] == a ? b : a);
+  }
+
+ private:
+  index_t& slot(index_t e, int c) { return slot_[std::size_t(e) * max_slot_colors + c]; }
+  /// Frees the slots of f but remembers its color (for flip).
+  void clear_keep(index_t f) {
+    const int c = color_[f];
+    slot(left_[f], c) = no_face;
+    if (right_[f] != no_element) slot(right_[f], c) = no_face;
+  }
+
+  const index_t* left_;
+  const index_t* right_;
+  std::vector<std::int8_t> color_;
+  std::vector<index_t> slot_;
+  int palette_;
+};
+
+/// Colors face f by a Kempe-chain interchange if some pair of colors allows it; returns false otherwise.
+bool color_by_kempe_chain(SlotColoring& s, index_t f, std::vector<index_t>& path) {
+  const index_t u = s.left(f), v = s.right(f);
+  const unsigned free_u = s.full() & ~s.used(u), free_v = s.full() & ~s.used(v);
+  // Try chains starting at v (a free at u, b free at v), then at u.
+  for (int side = 0; side < 2; ++side) {
+    const index_t from = side == 0 ? v : u, to = side == 0 ? u : v;
+    const unsigned free_to = side == 0 ? free_u : free_v, free_from = side == 0 ? free_v : free_u;
+    for (unsigned ma = free_to; ma; ma &= ma - 1) {
+      const int a = std::countr_zero(ma);
+      for (unsigned mb = free_from; mb; mb &= mb - 1) {
+        const int b = std::countr_zero(mb);
+        if (s.chain(from, a, b, path) == to) continue;  // flipping would take a away from `to`
+        s.flip(path, a, b);
+        s.set(f, a);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+/// Misra-Gries: colors the uncolored face f using the palette, which must exceed the largest degree (Vizing).
+/// Returns false when the fan argument fails (possible only on multigraphs).
+bool color_by_fan(SlotColoring& s, index_t f, std::vector<index_t>& path) {
+  if (unsigned free = s.free_for(f)) {
+    s.set(f, std::countr_zero(free));
+    return true;
+  }
+  const index_t x = s.left(f);
+  // The fan: faces at x whose far ends y_i are distinct, each face's color free at the previous far end.
+  std::array<index_t, 2 * max_slot_colors> fan{};
+  std::array<index_t, 2 * max_slot_colors> far{};
+  int n = 0;
+  fan[n] = f;
+  far[n++] = s.right(f);
+  auto free_at = [&](index_t end, index_t face, int c) {  // is c free at the far end `end` of `face`?
+    if (end == no_element) return s.color(face) != c;
+    return s.at(end, c) == no_face;
+  };
+  for (bool grown = true; grown;) {
+    grown = false;
+    for (int c = 0; c < s.palette() && !grown; ++c) {
+      const index_t g = s.at(x, c);
+      if (g == no_face || !free_at(far[n - 1], fan[n - 1], c)) continue;
+      const index_t y = s.other(g, x);
+      bool seen = false;
+      for (int i = 0; i < n; ++i) seen = seen || fan[i] == g || (y != no_element && far[i] == y);
+      if (seen) continue;
+      fan[n] = g;
+      far[n++] = y;
+      grown = true;
+    }
+  }
+  const unsigned free_x = s.full() & ~s.used(x);
+  if (!free_x) return false;
+  const int c = std::countr_zero(free_x);
+  int d = -1;
+  for (int k = 0; k < s.palette() && d < 0; ++k)
+    if (free_at(far[n - 1], fan[n - 1], k)) d = k;
+  if (d < 0) return false;
+  if (c != d && s.at(x, d) != no_face) {
+    s.chain(x, d, c, path);  // the cd path through x, which misses c
+    s.flip(path, c, d);
+  }
+  // The first fan prefix whose last far end misses d.
+  for (int w = 0; w < n; ++w) {
+    if (w > 0 && (s.color(fan[w]) == no_color || !free_at(far[w - 1], fan[w - 1], s.color(fan[w])))) return false;
+    if (!free_at(far[w], fan[w], d)) continue;
+    if (s.at(x, d) != no_face && s.at(x, d) != fan[w]) return false;
+    std::array<int, 2 * max_slot_colors> shifted{};
+    for (int i = 0; i < w; ++i) shifted[i] = s.color(fan[i + 1]);
+    for (int i = 1; i <= w; ++i) s.clear(fan[i]);
+    for (int i = 0; i < w; ++i) s.set(fan[i], shifted[i]);
+    s.set(fan[w], d);
+    return true;
+  }
+  return false;
+}
+
+/// Colors every uncolored face with Misra-Gries, growing the palette if a multigraph defeats the fan argument.
+void complete_with_fans(SlotColoring& s, index_t num_faces) {
+  std::vector<index_t> path;
+  for (index_t f = 0; f < num_faces; ++f) {
+    while (s.color(f) == no_color && !color_by_fan(s, f, path)) s.grow_palette();
+  }
+}
+
+/// Evens out class sizes: flipping an a/b path with one more a-face than b-faces moves one face from a to b.
+void balance(SlotColoring& s, index_t num_faces, int num_colors) {
+  std::vector<index_t> members, path;
+  std::vector<std::uint32_t> visited(num_faces, 0);
+  std::uint32_t stamp = 0;
+  for (int round = 0; round < 4 * num_colors * num_colors; ++round) {
+    std::vector<index_t> count(num_colors, 0);
+    for (index_t f = 0; f < num_faces; ++f) ++count[s.color(f)];
+    const int a = static_cast<int>(std::max_element(count.begin(), count.end()) - count.begin());
+    const int b = static_cast<int>(std::min_element(count.begin(), count.end()) - count.begin());
+    index_t excess = (count[a] - count[b]) / 2;
+    if (excess == 0) return;
+    ++stamp;
+    bool progress = false;
+    for (index_t f = 0; f < num_faces && excess > 0; ++f) {
+      if (s.color(f) != a || visited[f] == stamp) continue;
+      // Walk the a/b component of f both ways; it is a path when both walks stop at an element missing a color.
+      members.assign(1, f);
+      visited[f] = stamp;
+      bool cycle = false;
+      for (index_t start : {s.left(f), s.right(f)}) {
+        index_t e = start;
+        int c = b;
+        while (e != no_element) {
+          const index_t g = s.at(e, c);
+          if (g == no_face) break;
+          if (visited[g] == stamp) {
+            cycle = true;
+            break;
+          }
+          visited[g] = stamp;
+          members.push_back(g);
+          e = s.other(g, e);
+          c = c == a ? b : a;
+        }
+        if (cycle) break;
+      }
+      if (cycle) continue;
+      index_t na = 0;
+      for (index_t g : members) na += s.color(g) == a;
+      if (2 * na > static_cast<index_t>(members.size())) {
+        s.flip(members, a, b);
+        --excess;
+        progress = true;
+      }
+    }
+    if (!progress) return;
+  }
+}
+
+int max_faces(const Mesh& m) { return std::max(1, m.max_faces_per_element()); }
+
+FaceColoring finish(SlotColoring& s, const Mesh& m, const char* algorithm) {
+  FaceColoring result;
+  result.algorithm = algorithm;
+  result.target_colors = max_faces(m);
+  int used = 0;
+  for (std::int8_t c : s.colors()) used = std::max(used, c + 1);
+  result.num_colors = used;
+  result.status = used <= result.target_colors       ? ColoringStatus::optimal
+                  : used == result.target_colors + 1 ? ColoringStatus::fallback
+                                                     : ColoringStatus::extra;
+  result.color = s.take_colors();
+  return result;
+}
+
+FaceColoring run_greedy(const Mesh& m, std::uint64_t) {
+  // First fit in face order with a 64-bit mask per element: no palette limit, the papers' baseline.
+  std::vector<std::uint64_t> used(m.num_elements(), 0);
+  FaceColoring result;
+  result.algorithm = "greedy";
+  result.target_colors = max_faces(m);
+  result.color.resize(m.num_faces());
+  int most = 0;
+  for (index_t f = 0; f < m.num_faces(); ++f) {
+    std::uint64_t taken = used[m.face_left[f]];
+    if (m.face_right[f] != no_element) taken |= used[m.face_right[f]];
+    const int c = std::countr_one(taken);
+    result.color[f] = static_cast<std::int8_t>(c);
+    used[m.face_left[f]] |= 1ull << c;
+    if (m.face_right[f] != no_element) used[m.face_right[f]] |= 1ull << c;
+    most = std::max(most, c + 1);
+  }
+  result.num_colors = most;
+  result.status = most <= result.target_colors       ? ColoringStatus::optimal
+                  : most == result.target_colors + 1 ? ColoringStatus::fallback
+                                                     : ColoringStatus::extra;
+  return result;
+}
+
+FaceColoring run_misra_gries(const Mesh& m, std::uint64_t) {
+  SlotColoring s(m, max_faces(m) + 1);
+  complete_with_fans(s, m.num_faces());
+  return finish(s, m, "misra-gries");
+}
+
+/// Effort bound of the conflict walk: this many moves per conflict left after the Kempe-chain pass, plus a
+/// floor for small meshes. Past it the rest is colored with one more color.
+constexpr std::int64_t walk_moves_per_conflict = 2000;
+constexpr std::int64_t walk_moves_floor = 200000;
+
+FaceColoring run_kempe(const Mesh& m, std::uint64_t seed) {
+  const index_t nf = m.num_faces();
+  const int target = max_faces(m);
+  SlotColoring s(m, target);
+  Random random(seed);
+  std::vector<index_t> conflicts, path;
+  // Alg. 2: a random color free at both elements, or none.
+  for (index_t f = 0; f < nf; ++f) {
+    if (const unsigned free = s.free_for(f)) s.set(f, random.pick(free));
+    else conflicts.push_back(f);
+  }
+  // Kempe-chain interchanges; what they cannot place waits for the walk.
+  std::vector<index_t> hard;
+  for (index_t f : conflicts)
+    if (!color_by_kempe_chain(s, f, path)) hard.push_back(f);
+  // Alg. 3's swap: give the conflict face a color free at one end and uncolor the face holding it at the
+  // other, so the conflict moves one step; try Kempe chains at every step.
+  std::int64_t budget = walk_moves_floor + walk_moves_per_conflict * static_cast<std::int64_t>(hard.size());
+  for (std::size_t i = 0; i < hard.size(); ++i) {
+    index_t f = hard[i], previous = no_face;
+    while (s.color(f) == no_color && budget-- > 0) {
+      if (const unsigned free = s.free_for(f)) {
+        s.set(f, random.pick(free));
+        break;
+      }
+      if (color_by_kempe_chain(s, f, path)) break;
+      const bool from_left = random.below(2) == 0;
+      const index_t keep = from_left ? s.left(f) : s.right(f), give = from_left ? s.right(f) : s.left(f);
+      const unsigned free_keep = s.full() & ~s.used(keep);
+      if (!free_keep) break;
+      const int c = random.pick(free_keep);
+      const index_t g = s.at(give, c);
+      if (g == previous) continue;  // do not walk straight back
+      s.clear(g);
+      s.set(f, c);
+      previous = f;
+      f = g;
+    }
+    if (s.color(f) == no_color) hard.push_back(f);  // the conflict moved: keep track of where it is
+    if (budget <= 0) break;
+  }
+  bool minimum = true;
+  for (index_t f = 0; f < nf && minimum; ++f) minimum = s.color(f) != no_color;
+  if (!minimum) {
+    s.grow_palette();
+    complete_with_fans(s, nf);
+  }
+  int used = 0;
+  for (std::int8_t c : s.colors()) used = std::max(used, c + 1);
+  balance(s, nf, used);
+  return finish(s, m, "kempe");
+}
+
+}  // namespace
+
+std::string_view status_name(ColoringStatus status) {
+  switch (status) {
+    case ColoringStatus::optimal: return "optimal";
+    case ColoringStatus::fallback: return "fallback";
+    case ColoringStatus::extra: return "extra";
+  }
+  return "?";
+}
+
+std::vector<index_t> FaceColoring::faces_per_color() const {
+  std::vector<index_t> count(num_colors, 0);
+  for (std::int8_t c : color) ++count[c];
+  return count;
+}
+
+const std::vector<ColoringAlgorithm>& coloring_algorithms() {
+  static const std::vector<ColoringAlgorithm> table = {
+      {"kempe", "random greedy, then Kempe-chain interchanges and bounded conflict walks (default; the fewest colors)",
+       run_kempe},
+      {"greedy", "first fit in face order (the papers' baseline: more colors, unbalanced)", run_greedy},
+      {"misra-gries", "Misra-Gries fan rotation: at most one color more than the fewest (Vizing's bound)",
+       run_misra_gries},
+  };
+  return table;
+}
+
+FaceColoring color_faces(const Mesh& mesh, const ColoringOptions& options) {
+  const ColoringAlgorithm* algorithm = nullptr;
+  for (const auto& a : coloring_algorithms())
+    if (a.name == options.algorithm) algorithm = &a;
+  if (!algorithm) {
+    std::string known;
+    for (const auto& a : coloring_algorithms()) known += (known.empty() ? "" : ", ") + std::string(a.name);
+    throw std::invalid_argument("unknown coloring algorithm '" + options.algorithm + "'; known: " + known);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  FaceColoring result = algorithm->run(mesh, options.seed);
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (const std::string problem = check_coloring(mesh, result.color, result.num_colors); !problem.empty())
+    throw std::logic_error("face coloring '" + result.algorithm + "' is invalid: " + problem);
+  return result;
+}
+
+std::string check_coloring(const Mesh& m, const std::vector<std::int8_t>& color, int num_colors) {
+  if (color.size() != std::size_t(m.num_faces())) return "the coloring has the wrong number of faces";
+  if (num_colors > 64) return "more than 64 colors";
+  std::vector<std::uint64_t> seen(m.num_elements(), 0);
+  for (index_t f = 0; f < m.num_faces(); ++f) {
+    const int c = color[f];
+    if (c < 0 || c >= num_colors) {
+      std::ostringstream s;
+      s << "face " << f << " has color " << c << ", outside 0.." << num_colors - 1;
+      return s.str();
+    }
+    for (index_t e : {m.face_left[f], m.face_right[f]}) {
+      if (e == no_element) continue;
+      if (seen[e] & (1ull << c)) {
+        std::ostringstream s;
+        s << "element " << e << " (input " << m.element_tag[e] << ") has two faces of color " << c << " (one is face "
+          << f << ")";
+        return s.str();
+      }
+      seen[e] |= 1ull << c;
+    }
+  }
+  return {};
+}
+
+}  // namespace kempe

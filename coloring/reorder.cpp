@@ -1,0 +1,1 @@
+// Element renumbering and face reordering (see reorder.hpp).
