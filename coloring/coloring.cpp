@@ -14,6 +14,9 @@
 #include <array>
 #include <bit>
 #include <chrono>
+#include <limits>
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 
@@ -157,6 +160,129 @@ bool color_by_kempe_chain(SlotColoring& s, index_t f, std::vector<index_t>& path
   }
   return false;
 }
+
+/// Recolors a neighbourhood of the uncolored face f from scratch: the faces among the elements within
+/// `radius` dual-graph steps of f are uncolored and colored again by depth-first search with backtracking,
+/// the faces leaving the neighbourhood keeping their colors. Kempe chains fail when both ends of f lie on
+/// one two-colored path; re-solving a ball around f changes many chains at once. The search is bounded by
+/// `max_steps`; on failure the old colors come back and f stays uncolored.
+class LocalSolver {
+ public:
+  explicit LocalSolver(const Mesh& m) : mesh_(m), mark_(m.num_elements(), 0) {}
+
+  /// Re-solves the elements within `radius` steps of the seed elements (taken in order: the region grows
+  /// along them, so a path of seeds gives a tube whose faces the search visits from one end to the other).
+  bool solve(SlotColoring& s, const std::vector<index_t>& seeds, int radius, std::int64_t max_steps, Random& random) {
+    ++stamp_;
+    ball_.clear();
+    for (index_t seed : seeds) {
+      // Depth-limited breadth-first search around this seed; `near` holds this seed's neighbourhood.
+      near_.assign(1, seed);
+      std::size_t level_begin = 0;
+      for (int depth = 0; depth < radius; ++depth) {
+        const std::size_t level_end = near_.size();
+        for (std::size_t i = level_begin; i < level_end; ++i)
+          for (index_t k = mesh_.element_face_begin[near_[i]]; k < mesh_.element_face_begin[near_[i] + 1]; ++k) {
+            const index_t n = s.other(mesh_.element_faces[k], near_[i]);
+            if (n != no_element && std::find(near_.begin(), near_.end(), n) == near_.end()) near_.push_back(n);
+          }
+        level_begin = level_end;
+      }
+      for (index_t e : near_)
+        if (mark_[e] != stamp_) {
+          mark_[e] = stamp_;
+          ball_.push_back(e);
+        }
+    }
+    // Free faces: both ends in the region (or a ghost), in the order the region grew, so that each shares an
+    // element with earlier ones.
+    faces_.clear();
+    old_.clear();
+    for (index_t e : ball_)
+      for (index_t k = mesh_.element_face_begin[e]; k < mesh_.element_face_begin[e + 1]; ++k) {
+        const index_t g = mesh_.element_faces[k];
+        const index_t n = s.other(g, e);
+        const bool inside = n == no_element || mark_[n] == stamp_;
+        // Count each interior face once: from its left element.
+        if (inside && (n == no_element || s.left(g) == e)) {
+          faces_.push_back(g);
+          old_.push_back(static_cast<std::int8_t>(s.color(g)));
+        }
+      }
+    for (index_t g : faces_) s.clear(g);
+    // Depth-first search that always branches on the face with the fewest colors left (most constrained
+    // first), so that dead ends show up early; stack_ holds the assigned faces and the colors tried for each.
+    const std::size_t n = faces_.size();
+    assigned_.assign(n, 0);
+    stack_.clear();
+    const unsigned rotation = random.below(static_cast<unsigned>(s.palette()));
+    auto pick = [&](unsigned options) {  // the first option after a random rotation of the palette
+      for (int k = 0; k < s.palette(); ++k) {
+        const int c = static_cast<int>((rotation + static_cast<unsigned>(k)) % static_cast<unsigned>(s.palette()));
+        if (options & (1u << c)) return c;
+      }
+      return -1;
+    };
+    auto backtrack = [&]() {
+      while (!stack_.empty()) {
+        auto& [k, tried] = stack_.back();
+        s.clear(faces_[k]);
+        const unsigned options = s.free_for(faces_[k]) & ~tried;
+        if (options) {
+          const int c = pick(options);
+          tried |= 1u << c;
+          s.set(faces_[k], c);
+          return true;
+        }
+        assigned_[k] = 0;
+        stack_.pop_back();
+      }
+      return false;
+    };
+    bool solved = false;
+    for (std::int64_t steps = 0; steps < max_steps; ++steps) {
+      if (stack_.size() == n) {
+        solved = true;
+        break;
+      }
+      std::size_t best = n;
+      unsigned best_options = 0;
+      int best_count = max_slot_colors + 1;
+      for (std::size_t k = 0; k < n && best_count > 0; ++k) {
+        if (assigned_[k]) continue;
+        const unsigned options = s.free_for(faces_[k]);
+        const int count = std::popcount(options);
+        if (count < best_count) {
+          best = k;
+          best_options = options;
+          best_count = count;
+        }
+      }
+      if (best_count == 0) {
+        if (!backtrack()) break;
+        continue;
+      }
+      const int c = pick(best_options);
+      assigned_[best] = 1;
+      stack_.push_back({best, 1u << c});
+      s.set(faces_[best], c);
+    }
+    if (solved) return true;
+    for (index_t g : faces_) s.clear(g);
+    for (std::size_t k = 0; k < n; ++k)
+      if (old_[k] != no_color) s.set(faces_[k], old_[k]);
+    return false;
+  }
+
+ private:
+  const Mesh& mesh_;
+  std::vector<std::uint32_t> mark_;
+  std::uint32_t stamp_ = 0;
+  std::vector<index_t> ball_, near_, faces_;
+  std::vector<std::int8_t> old_;
+  std::vector<char> assigned_;
+  std::vector<std::pair<std::size_t, unsigned>> stack_;
+};
 
 /// Misra-Gries: colors the uncolored face f using the palette, which must exceed the largest degree (Vizing).
 /// Returns false when the fan argument fails (possible only on multigraphs).
@@ -320,10 +446,43 @@ FaceColoring run_misra_gries(const Mesh& m, std::uint64_t) {
   return finish(s, m, "misra-gries");
 }
 
-/// Effort bound of the conflict walk: this many moves per conflict left after the Kempe-chain pass, plus a
-/// floor for small meshes. Past it the rest is colored with one more color.
-constexpr std::int64_t walk_moves_per_conflict = 2000;
-constexpr std::int64_t walk_moves_floor = 200000;
+/// Effort bound of the conflict resolution after the Kempe-chain pass, in backtracking steps: a floor for
+/// small meshes plus an allowance per conflict left. Past it the rest is colored with one more color (status
+/// `fallback`). Balls of radius 2..6 around a conflict hold about 10..100 faces on a triangle mesh.
+constexpr std::int64_t search_steps_floor = 20'000'000;
+constexpr std::int64_t search_steps_per_conflict = 200'000;
+constexpr std::int64_t ball_search_steps = 2'000;
+constexpr int ball_radius = 2;
+constexpr std::int64_t tube_search_steps_per_element = 2'000;
+constexpr int min_tube_radius = 2;
+constexpr int max_tube_radius = 4;
+constexpr int max_attempts_per_defect = 64;  ///< then the next defect; a second pass retries the rest
+constexpr int boundary_seeds = 4;
+constexpr int defect_passes = 4;  ///< elements along the boundary added to a tube's end
+
+/// Breadth-first distance (in faces crossed) from every element to the nearest element with a boundary face;
+/// the maximum index for elements of closed pieces.
+std::vector<index_t> boundary_distance(const Mesh& m) {
+  std::vector<index_t> distance(m.num_elements(), std::numeric_limits<index_t>::max());
+  std::vector<index_t> queue;
+  for (index_t f = 0; f < m.num_faces(); ++f)
+    if (m.face_right[f] == no_element && distance[m.face_left[f]] != 0) {
+      distance[m.face_left[f]] = 0;
+      queue.push_back(m.face_left[f]);
+    }
+  for (std::size_t i = 0; i < queue.size(); ++i) {
+    const index_t e = queue[i];
+    for (index_t k = m.element_face_begin[e]; k < m.element_face_begin[e + 1]; ++k) {
+      const index_t f = m.element_faces[k];
+      const index_t n = m.face_left[f] == e ? m.face_right[f] : m.face_left[f];
+      if (n != no_element && distance[n] == std::numeric_limits<index_t>::max()) {
+        distance[n] = distance[e] + 1;
+        queue.push_back(n);
+      }
+    }
+  }
+  return distance;
+}
 
 FaceColoring run_kempe(const Mesh& m, std::uint64_t seed) {
   const index_t nf = m.num_faces();
@@ -340,34 +499,91 @@ FaceColoring run_kempe(const Mesh& m, std::uint64_t seed) {
   std::vector<index_t> hard;
   for (index_t f : conflicts)
     if (!color_by_kempe_chain(s, f, path)) hard.push_back(f);
-  // Alg. 3's swap: give the conflict face a color free at one end and uncolor the face holding it at the
-  // other, so the conflict moves one step; try Kempe chains at every step.
-  std::int64_t budget = walk_moves_floor + walk_moves_per_conflict * static_cast<std::int64_t>(hard.size());
-  for (std::size_t i = 0; i < hard.size(); ++i) {
+  // What Kempe chains cannot place. An uncolored face is a parity defect: by the parity lemma no recoloring
+  // of a region can remove a lone defect unless the region reaches the mesh boundary (whose ghost ends are
+  // free) or holds a second defect. So after a re-solve of a small ball (which fixes defects that have a
+  // partner nearby) we re-solve a tube: the elements near a shortest path from the defect to the boundary.
+  // Closed pieces have no boundary: there the defect walks at random as in Alg. 3's swap (give the face a
+  // color free at one end, uncolor the face of that color at the other) until a ball catches a partner.
+  // Effort is bounded by `budget` search steps; what remains gets one more color.
+  const std::size_t first_hard = hard.size();
+  std::vector<index_t> distance;  // dual-graph steps from each element to the nearest boundary face
+  if (!hard.empty()) distance = boundary_distance(m);
+  LocalSolver local(m);
+  std::vector<index_t> seeds;
+  std::int64_t budget = search_steps_floor + search_steps_per_conflict * static_cast<std::int64_t>(hard.size());
+  // Defects left after their attempts are queued again (others may have reshaped their neighbourhood),
+  // at most `defect_passes` times each.
+  std::vector<int> passes(hard.size(), 1);
+  for (std::size_t i = 0; i < hard.size() && budget > 0; ++i) {
     index_t f = hard[i], previous = no_face;
-    while (s.color(f) == no_color && budget-- > 0) {
+    if (s.color(f) != no_color) continue;
+    for (int attempt = 0; s.color(f) == no_color && budget > 0 && attempt < max_attempts_per_defect; ++attempt) {
+      --budget;
       if (const unsigned free = s.free_for(f)) {
         s.set(f, random.pick(free));
         break;
       }
       if (color_by_kempe_chain(s, f, path)) break;
+      seeds.assign({s.left(f), s.right(f)});
+      budget -= ball_search_steps;
+      if (local.solve(s, seeds, ball_radius, ball_search_steps, random)) break;
+      const index_t start = distance[s.left(f)] <= distance[s.right(f)] ? s.left(f) : s.right(f);
+      if (distance[start] != std::numeric_limits<index_t>::max()) {
+        // Down the distance field to the boundary, a random choice among equally close neighbours.
+        seeds.assign({s.other(f, start), start});
+        for (index_t e = start; distance[e] > 0;) {
+          index_t next = no_element;
+          unsigned ties = 0;
+          for (index_t k = m.element_face_begin[e]; k < m.element_face_begin[e + 1]; ++k) {
+            const index_t n = s.other(m.element_faces[k], e);
+            if (n != no_element && distance[n] == distance[e] - 1 && random.below(++ties) == 0) next = n;
+          }
+          e = next;
+          seeds.push_back(e);
+        }
+        // Along the boundary a little: one ghost face can fix the parity of one color only, so take several.
+        for (int k = 0; k < boundary_seeds; ++k) {
+          const index_t e = seeds.back();
+          index_t next = no_element;
+          for (index_t j = m.element_face_begin[e]; j < m.element_face_begin[e + 1] && next == no_element; ++j) {
+            const index_t n = s.other(m.element_faces[j], e);
+            if (n != no_element && distance[n] == 0 && std::find(seeds.begin(), seeds.end(), n) == seeds.end()) next = n;
+          }
+          if (next == no_element) break;
+          seeds.push_back(next);
+        }
+        const std::int64_t steps = tube_search_steps_per_element * static_cast<std::int64_t>(seeds.size()) * (std::getenv("KEMPE_BIG") ? 1000 : 1);
+        budget -= steps;
+        const int radius = min_tube_radius + attempt % (max_tube_radius - min_tube_radius + 1);
+        if (local.solve(s, seeds, radius, steps, random)) break;
+      }
+      // Move the defect one step at random: on a closed piece until a ball catches a partner, elsewhere to
+      // change the cut that the next tube must match.
       const bool from_left = random.below(2) == 0;
-      const index_t keep = from_left ? s.left(f) : s.right(f), give = from_left ? s.right(f) : s.left(f);
+      const index_t keep = from_left ? s.left(f) : s.right(f), give = s.other(f, keep);
       const unsigned free_keep = s.full() & ~s.used(keep);
-      if (!free_keep) break;
+      if (!free_keep || give == no_element) continue;
       const int c = random.pick(free_keep);
       const index_t g = s.at(give, c);
-      if (g == previous) continue;  // do not walk straight back
+      if (g == previous || g == no_face) continue;  // do not walk straight back
       s.clear(g);
       s.set(f, c);
       previous = f;
       f = g;
     }
-    if (s.color(f) == no_color) hard.push_back(f);  // the conflict moved: keep track of where it is
-    if (budget <= 0) break;
+    if (s.color(f) == no_color && passes[i] < defect_passes) {  // the defect moved: keep track of where it is
+      hard.push_back(f);
+      passes.push_back(passes[i] + 1);
+    }
   }
   bool minimum = true;
   for (index_t f = 0; f < nf && minimum; ++f) minimum = s.color(f) != no_color;
+  if (std::getenv("KEMPE_DEBUG")) {
+    index_t left_over = 0;
+    for (index_t f = 0; f < nf; ++f) left_over += s.color(f) == no_color;
+    std::fprintf(stderr, "greedy conflicts %zu, after chains %zu, budget left %lld, uncolored %d\n", conflicts.size(), first_hard, (long long)budget, left_over);
+  }
   if (!minimum) {
     s.grow_palette();
     complete_with_fans(s, nf);

@@ -20,26 +20,36 @@ struct Ordering {
   std::string_view name;
   std::string_view description;
   /// Computes the permutation. Faces always end up grouped by color (color 0 first); within a color the
-  /// ordering decides.
+  /// ordering decides. Throws std::invalid_argument when the coloring does not fit the mesh.
   Permutation (*compute)(const Mesh&, const FaceColoring&);
 };
 
-/// as_read, color_renumber (Alg. 5 of the coloring paper), rcm (reverse Cuthill-McKee), hilbert.
+/// as_read (elements as read, faces grouped by color in input order), color_renumber (Alg. 5 of the coloring
+/// paper: the k-th face of color 0 gets left element k and right element N0 + k, elements it misses follow in
+/// input order; other colors sorted by new left element, ties by right), rcm (reverse Cuthill-McKee on the
+/// element graph through interior faces, George-Liu pseudo-peripheral start per connected component, neighbours
+/// by increasing degree), hilbert (elements along a 2D/3D Hilbert curve of their centroids). rcm and hilbert
+/// sort the faces of each color by new left element (the lower one), ties by right. O(n log n) at worst.
 const std::vector<Ordering>& orderings();
 const Ordering& find_ordering(std::string_view name);  ///< throws std::invalid_argument naming the known ones
 
 /// Applies a permutation to the mesh and the coloring: renumbers every element and face array, keeps
 /// face_left < face_right (swapping sides, negating the normal and reversing the face's vertices where
 /// needed), stores the colors in mesh.face_color with contiguous ranges mesh.color_begin, and records the
-/// input numbering in mesh.element_input / mesh.face_input.
+/// input numbering in mesh.element_input / mesh.face_input (composed with any earlier ordering, so they always
+/// refer to the numbering before the first one). A swapped face takes its vertices in the new left element's
+/// face order (the old order reversed, up to a cyclic shift); surfaces in 3D get their conormals recomputed.
+/// Throws std::invalid_argument, leaving mesh and coloring unchanged, when the permutation is not a bijection
+/// of the right sizes, does not group the faces by color, or the coloring does not fit the mesh.
 void apply_ordering(Mesh& mesh, FaceColoring& coloring, const Permutation& permutation);
 
 /// Access-pattern metrics of the current numbering.
 struct OrderingMetrics {
   index_t bandwidth = 0;         ///< max |left - right| over interior faces (paper 002, Table 3)
   std::int64_t profile = 0;      ///< sum over elements of (element - lowest neighbour), 0 when none is lower
-  /// Fraction of faces whose left (right) element's 8-byte value lies in the same 128-byte segment as the
-  /// previous face's: a coalescing score of the face loop's reads. Boundary faces count for left only.
+  /// Fraction of faces f > 0 whose left element's 8-byte value lies in the same 128-byte segment as face f-1's
+  /// (left[f] / 16 == left[f-1] / 16): a coalescing score of the face loop's reads. coalesced_right is the same
+  /// over the sequence of interior faces only (boundary faces have no right element). 0 with fewer than two.
   double coalesced_left = 0;
   double coalesced_right = 0;
 };

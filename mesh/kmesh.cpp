@@ -105,6 +105,11 @@ class Reader {
     if (s.bytes) std::memcpy(v.data(), s.data, s.bytes);
     return v;
   }
+  /// An optional section (added after the first files were written): empty when the file has none.
+  template <class T>
+  std::vector<T> get_optional(const std::string& name) {
+    return sections_.count(name) ? get<T>(name) : std::vector<T>{};
+  }
   std::vector<std::string> get_strings(const std::string& name) {
     const Section& s = find(name);
     if (s.kind != Kind::strings) fail("section '" + name + "' has the wrong type");
@@ -176,6 +181,12 @@ void write_kmesh(const Mesh& m, const std::string& path) {
   w.add("normal_z", m.normal_z);
   w.add("face_boundary", m.face_boundary);
   w.add("boundary_names", m.boundary_names);
+  // Optional sections, written only once a coloring and an ordering have been applied; files without them (and
+  // files written before they existed) read back with the fields empty.
+  if (!m.face_color.empty()) w.add("face_color", m.face_color);
+  if (!m.color_begin.empty()) w.add("color_begin", m.color_begin);
+  if (!m.element_input.empty()) w.add("element_input", m.element_input);
+  if (!m.face_input.empty()) w.add("face_input", m.face_input);
   const std::vector<char> payload = w.finish();
 
   char header[header_bytes];
@@ -275,6 +286,10 @@ Mesh read_kmesh(const std::string& path) {
   m.normal_z = r.get<double>("normal_z");
   m.face_boundary = r.get<std::int32_t>("face_boundary");
   m.boundary_names = r.get_strings("boundary_names");
+  m.face_color = r.get_optional<std::int8_t>("face_color");
+  m.color_begin = r.get_optional<index_t>("color_begin");
+  m.element_input = r.get_optional<index_t>("element_input");
+  m.face_input = r.get_optional<index_t>("face_input");
 
   // A checksum catches accidents, not a writer bug: check that the arrays fit together before anyone indexes them.
   const std::size_t nn = m.x.size(), ne = m.element_type.size(), nf = m.face_left.size();
@@ -306,6 +321,38 @@ Mesh read_kmesh(const std::string& path) {
                 (m.face_boundary[f] >= 0 && std::size_t(m.face_boundary[f]) < m.boundary_names.size()),
             "boundary tag out of range");
   }
+  // Colors: face_color alone (a coloring), or with color_begin (faces reordered into contiguous color ranges).
+  if (!m.face_color.empty()) {
+    require(m.face_color.size() == nf, "section 'face_color' does not have one entry per face");
+    for (std::int8_t c : m.face_color) require(c >= 0, "face color out of range");
+  }
+  if (!m.color_begin.empty()) {
+    require(!m.face_color.empty(), "section 'color_begin' without section 'face_color'");
+    require(m.color_begin.size() >= 2 && m.color_begin.front() == 0 &&
+                m.color_begin.back() == static_cast<index_t>(nf),
+            "section 'color_begin' does not cover the faces");
+    const std::size_t colors = m.color_begin.size() - 1;
+    for (std::size_t c = 0; c < colors; ++c) {
+      require(m.color_begin[c] <= m.color_begin[c + 1], "section 'color_begin' decreases");
+      for (index_t f = m.color_begin[c]; f < m.color_begin[c + 1]; ++f)
+        require(std::size_t(m.face_color[f]) == c, "face colors do not match section 'color_begin'");
+    }
+  }
+  // Input numberings: permutations of the elements and of the faces.
+  auto require_permutation = [&](const std::vector<index_t>& p, std::size_t n, const char* size_message,
+                                 const char* bijection_message) {
+    if (p.empty()) return;
+    require(p.size() == n, size_message);
+    std::vector<char> seen(n, 0);
+    for (index_t k : p) {
+      require(k >= 0 && std::size_t(k) < n && !seen[k], bijection_message);
+      seen[k] = 1;
+    }
+  };
+  require_permutation(m.element_input, ne, "section 'element_input' does not have one entry per element",
+                      "section 'element_input' is not a permutation of the elements");
+  require_permutation(m.face_input, nf, "section 'face_input' does not have one entry per face",
+                      "section 'face_input' is not a permutation of the faces");
   return m;
 }
 

@@ -2,11 +2,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 
+#include "coloring/coloring.hpp"
+#include "coloring/reorder.hpp"
 #include "mesh/kmesh.hpp"
 #include "mesh/load.hpp"
 #include "mesh_fixtures.hpp"
@@ -109,6 +112,67 @@ TEST_F(KmeshTest, RoundTripIsBitExact) {
   EXPECT_EQ(load_mesh(path("a.kmesh")).num_faces(), m.num_faces());
   fs::copy_file(path("a.kmesh"), path("UPPER.KMESH"));
   EXPECT_EQ(load_mesh(path("UPPER.KMESH")).num_faces(), m.num_faces());  // extensions in any case
+}
+
+TEST_F(KmeshTest, ColorsAndInputNumberingRoundTrip) {
+  Mesh m = sample();
+  FaceColoring coloring = color_faces(m, {"kempe", 1});
+  apply_ordering(m, coloring, find_ordering("rcm").compute(m, coloring));
+  ASSERT_FALSE(m.face_color.empty());
+  ASSERT_FALSE(m.element_input.empty());
+  write_kmesh(m, path("o.kmesh"));
+  const Mesh r = read_kmesh(path("o.kmesh"));
+  EXPECT_EQ(r.face_color, m.face_color);
+  EXPECT_EQ(r.color_begin, m.color_begin);
+  EXPECT_EQ(r.element_input, m.element_input);
+  EXPECT_EQ(r.face_input, m.face_input);
+  EXPECT_EQ(r.face_left, m.face_left);
+  EXPECT_EQ(r.element_faces, m.element_faces);
+  write_kmesh(r, path("o2.kmesh"));
+  EXPECT_EQ(slurp(path("o.kmesh")), slurp(path("o2.kmesh")));
+
+  // A mesh without them writes none of the optional sections (the file is as before) and reads back empty.
+  const Mesh plain = sample();
+  write_kmesh(plain, path("plain.kmesh"));
+  const auto bytes = slurp(path("plain.kmesh"));
+  for (const char* name : {"face_color", "color_begin", "element_input", "face_input"})
+    EXPECT_EQ(std::search(bytes.begin(), bytes.end(), name, name + std::strlen(name)), bytes.end()) << name;
+  const Mesh q = read_kmesh(path("plain.kmesh"));
+  EXPECT_TRUE(q.face_color.empty() && q.color_begin.empty() && q.element_input.empty() && q.face_input.empty());
+
+  // Colors alone (colored, not reordered) are fine too.
+  Mesh colored = sample();
+  colored.face_color = color_faces(colored, {"kempe", 1}).color;
+  write_kmesh(colored, path("colored.kmesh"));
+  EXPECT_EQ(read_kmesh(path("colored.kmesh")).face_color, colored.face_color);
+}
+
+TEST_F(KmeshTest, BadOptionalSections) {
+  Mesh good = sample();
+  FaceColoring coloring = color_faces(good, {"kempe", 1});
+  apply_ordering(good, coloring, find_ordering("hilbert").compute(good, coloring));
+  auto error_with = [&](const char* what, auto change) {
+    Mesh m = good;
+    change(m);
+    write_kmesh(m, path("bad.kmesh"));
+    return read_error(path("bad.kmesh"));
+  };
+  EXPECT_THAT(error_with("short colors", [](Mesh& m) { m.face_color.pop_back(); }),
+              AllOf(HasSubstr("bad.kmesh"), HasSubstr("face_color")));
+  EXPECT_THAT(error_with("negative color", [](Mesh& m) { m.face_color[0] = -1; }), HasSubstr("face color out of range"));
+  EXPECT_THAT(error_with("colors out of their ranges",
+                         [](Mesh& m) { std::swap(m.face_color.front(), m.face_color.back()); }),
+              HasSubstr("color_begin"));
+  EXPECT_THAT(error_with("ranges short", [](Mesh& m) { --m.color_begin.back(); }), HasSubstr("color_begin"));
+  EXPECT_THAT(error_with("ranges without colors", [](Mesh& m) { m.face_color.clear(); }),
+              HasSubstr("without section 'face_color'"));
+  EXPECT_THAT(error_with("element repeated", [](Mesh& m) { m.element_input[0] = m.element_input[1]; }),
+              HasSubstr("element_input"));
+  EXPECT_THAT(error_with("element out of range", [](Mesh& m) { m.element_input[0] = m.num_elements(); }),
+              HasSubstr("element_input"));
+  EXPECT_THAT(error_with("face list short", [](Mesh& m) { m.face_input.pop_back(); }), HasSubstr("face_input"));
+  EXPECT_THAT(error_with("face negative", [](Mesh& m) { m.face_input[2] = -1; }), HasSubstr("face_input"));
+  EXPECT_EQ(error_with("nothing", [](Mesh&) {}), "no error");
 }
 
 TEST_F(KmeshTest, MissingFile) {
