@@ -553,7 +553,7 @@ FaceColoring run_kempe(const Mesh& m, std::uint64_t seed) {
           if (next == no_element) break;
           seeds.push_back(next);
         }
-        const std::int64_t steps = tube_search_steps_per_element * static_cast<std::int64_t>(seeds.size()) * (std::getenv("KEMPE_BIG") ? 1000 : 1);
+        const std::int64_t steps = tube_search_steps_per_element * static_cast<std::int64_t>(seeds.size());
         budget -= steps;
         const int radius = min_tube_radius + attempt % (max_tube_radius - min_tube_radius + 1);
         if (local.solve(s, seeds, radius, steps, random)) break;
@@ -579,11 +579,8 @@ FaceColoring run_kempe(const Mesh& m, std::uint64_t seed) {
   }
   bool minimum = true;
   for (index_t f = 0; f < nf && minimum; ++f) minimum = s.color(f) != no_color;
-  if (std::getenv("KEMPE_DEBUG")) {
-    index_t left_over = 0;
-    for (index_t f = 0; f < nf; ++f) left_over += s.color(f) == no_color;
-    std::fprintf(stderr, "greedy conflicts %zu, after chains %zu, budget left %lld, uncolored %d\n", conflicts.size(), first_hard, (long long)budget, left_over);
-  }
+  index_t fallback_faces = 0;
+  for (index_t f = 0; f < nf; ++f) fallback_faces += s.color(f) == no_color;
   if (!minimum) {
     s.grow_palette();
     complete_with_fans(s, nf);
@@ -591,7 +588,11 @@ FaceColoring run_kempe(const Mesh& m, std::uint64_t seed) {
   int used = 0;
   for (std::int8_t c : s.colors()) used = std::max(used, c + 1);
   balance(s, nf, used);
-  return finish(s, m, "kempe");
+  FaceColoring result = finish(s, m, "kempe");
+  result.greedy_conflicts = static_cast<index_t>(conflicts.size());
+  result.hard_conflicts = static_cast<index_t>(first_hard);
+  result.fallback_faces = fallback_faces;
+  return result;
 }
 
 }  // namespace

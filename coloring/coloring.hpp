@@ -27,6 +27,10 @@ struct FaceColoring {
   ColoringStatus status = ColoringStatus::optimal;
   std::string algorithm;
   double seconds = 0;  ///< coloring time, excluding the validity check
+  // What the `kempe` algorithm met on the way (zero for the others).
+  index_t greedy_conflicts = 0;  ///< faces the randomized greedy pass left uncolored
+  index_t hard_conflicts = 0;    ///< of those, faces no Kempe-chain interchange could place
+  index_t fallback_faces = 0;    ///< faces still uncolored when the effort bound ran out (colored by Misra-Gries)
   std::vector<index_t> faces_per_color() const;
 };
 

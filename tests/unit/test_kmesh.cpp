@@ -152,6 +152,7 @@ TEST_F(KmeshTest, BadOptionalSections) {
   FaceColoring coloring = color_faces(good, {"kempe", 1});
   apply_ordering(good, coloring, find_ordering("hilbert").compute(good, coloring));
   auto error_with = [&](const char* what, auto change) {
+    SCOPED_TRACE(what);
     Mesh m = good;
     change(m);
     write_kmesh(m, path("bad.kmesh"));
