@@ -284,6 +284,56 @@ class LocalSolver {
   std::vector<std::pair<std::size_t, unsigned>> stack_;
 };
 
+/// Breadth-first search from a defect (an uncolored face) to the nearest element touching another defect:
+/// two defects annihilate in a tube that joins them, which is the only way on a closed surface.
+class PartnerSearch {
+ public:
+  explicit PartnerSearch(const Mesh& m) : mesh_(m), mark_(m.num_elements(), 0), parent_(m.num_elements(), no_element) {}
+
+  /// Fills `path` with the elements from f's nearer end to an element of another uncolored face, at most
+  /// `max_distance` steps away; false when there is none that close.
+  bool path_to_partner(const SlotColoring& s, index_t f, index_t max_distance, std::vector<index_t>& path) {
+    ++stamp_;
+    queue_.clear();
+    depth_.clear();
+    for (index_t e : {s.left(f), s.right(f)})
+      if (e != no_element) {
+        mark_[e] = stamp_;
+        parent_[e] = no_element;
+        queue_.push_back(e);
+        depth_.push_back(0);
+      }
+    for (std::size_t i = 0; i < queue_.size(); ++i) {
+      const index_t e = queue_[i];
+      for (index_t k = mesh_.element_face_begin[e]; k < mesh_.element_face_begin[e + 1]; ++k) {
+        const index_t g = mesh_.element_faces[k];
+        if (g != f && s.color(g) == no_color) {  // e touches another defect
+          path.clear();
+          for (index_t x = e; x != no_element; x = parent_[x]) path.push_back(x);
+          std::reverse(path.begin(), path.end());
+          if (const index_t far = s.other(g, e); far != no_element) path.push_back(far);
+          return true;
+        }
+        if (depth_[i] >= max_distance) continue;
+        const index_t n = s.other(g, e);
+        if (n == no_element || mark_[n] == stamp_) continue;
+        mark_[n] = stamp_;
+        parent_[n] = e;
+        queue_.push_back(n);
+        depth_.push_back(depth_[i] + 1);
+      }
+    }
+    return false;
+  }
+
+ private:
+  const Mesh& mesh_;
+  std::vector<std::uint32_t> mark_;
+  std::vector<index_t> parent_;
+  std::uint32_t stamp_ = 0;
+  std::vector<index_t> queue_, depth_;
+};
+
 /// Misra-Gries: colors the uncolored face f using the palette, which must exceed the largest degree (Vizing).
 /// Returns false when the fan argument fails (possible only on multigraphs).
 bool color_by_fan(SlotColoring& s, index_t f, std::vector<index_t>& path) {
@@ -458,7 +508,8 @@ constexpr int min_tube_radius = 2;
 constexpr int max_tube_radius = 4;
 constexpr int max_attempts_per_defect = 64;  ///< then the next defect; a second pass retries the rest
 constexpr int boundary_seeds = 4;
-constexpr int defect_passes = 4;  ///< elements along the boundary added to a tube's end
+constexpr int defect_passes = 4;
+constexpr index_t max_partner_distance = 4096;  ///< breadth-first search depth limit of the partner search  ///< elements along the boundary added to a tube's end
 
 /// Breadth-first distance (in faces crossed) from every element to the nearest element with a boundary face;
 /// the maximum index for elements of closed pieces.
@@ -510,6 +561,7 @@ FaceColoring run_kempe(const Mesh& m, std::uint64_t seed) {
   std::vector<index_t> distance;  // dual-graph steps from each element to the nearest boundary face
   if (!hard.empty()) distance = boundary_distance(m);
   LocalSolver local(m);
+  PartnerSearch partners(m);
   std::vector<index_t> seeds;
   std::int64_t budget = search_steps_floor + search_steps_per_conflict * static_cast<std::int64_t>(hard.size());
   // Defects left after their attempts are queued again (others may have reshaped their neighbourhood),
@@ -529,29 +581,34 @@ FaceColoring run_kempe(const Mesh& m, std::uint64_t seed) {
       budget -= ball_search_steps;
       if (local.solve(s, seeds, ball_radius, ball_search_steps, random)) break;
       const index_t start = distance[s.left(f)] <= distance[s.right(f)] ? s.left(f) : s.right(f);
-      if (distance[start] != std::numeric_limits<index_t>::max()) {
-        // Down the distance field to the boundary, a random choice among equally close neighbours.
-        seeds.assign({s.other(f, start), start});
-        for (index_t e = start; distance[e] > 0;) {
-          index_t next = no_element;
-          unsigned ties = 0;
-          for (index_t k = m.element_face_begin[e]; k < m.element_face_begin[e + 1]; ++k) {
-            const index_t n = s.other(m.element_faces[k], e);
-            if (n != no_element && distance[n] == distance[e] - 1 && random.below(++ties) == 0) next = n;
+      // The nearer of a partner defect (searched no farther than the boundary) and the boundary.
+      const bool partner = partners.path_to_partner(s, f, std::min<index_t>(distance[start], max_partner_distance), seeds);
+      if (partner || distance[start] != std::numeric_limits<index_t>::max()) {
+        if (!partner) {
+          // Down the distance field to the boundary, a random choice among equally close neighbours.
+          seeds.assign({s.other(f, start), start});
+          for (index_t e = start; distance[e] > 0;) {
+            index_t next = no_element;
+            unsigned ties = 0;
+            for (index_t k = m.element_face_begin[e]; k < m.element_face_begin[e + 1]; ++k) {
+              const index_t n = s.other(m.element_faces[k], e);
+              if (n != no_element && distance[n] == distance[e] - 1 && random.below(++ties) == 0) next = n;
+            }
+            e = next;
+            seeds.push_back(e);
           }
-          e = next;
-          seeds.push_back(e);
-        }
-        // Along the boundary a little: one ghost face can fix the parity of one color only, so take several.
-        for (int k = 0; k < boundary_seeds; ++k) {
-          const index_t e = seeds.back();
-          index_t next = no_element;
-          for (index_t j = m.element_face_begin[e]; j < m.element_face_begin[e + 1] && next == no_element; ++j) {
-            const index_t n = s.other(m.element_faces[j], e);
-            if (n != no_element && distance[n] == 0 && std::find(seeds.begin(), seeds.end(), n) == seeds.end()) next = n;
+          // Along the boundary a little: one ghost face can fix the parity of one color only, so take several.
+          for (int k = 0; k < boundary_seeds; ++k) {
+            const index_t e = seeds.back();
+            index_t next = no_element;
+            for (index_t j = m.element_face_begin[e]; j < m.element_face_begin[e + 1] && next == no_element; ++j) {
+              const index_t n = s.other(m.element_faces[j], e);
+              if (n != no_element && distance[n] == 0 && std::find(seeds.begin(), seeds.end(), n) == seeds.end())
+                next = n;
+            }
+            if (next == no_element) break;
+            seeds.push_back(next);
           }
-          if (next == no_element) break;
-          seeds.push_back(next);
         }
         const std::int64_t steps = tube_search_steps_per_element * static_cast<std::int64_t>(seeds.size());
         budget -= steps;

@@ -7,4 +7,7 @@ namespace kempe::cli {
 /// `kempe mesh info|convert|generate`.
 void add_mesh_commands(CLI::App& app);
 
+/// `kempe color`.
+void add_color_command(CLI::App& app);
+
 }  // namespace kempe::cli

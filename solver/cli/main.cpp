@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   });
   app.require_subcommand(1);
   kempe::cli::add_mesh_commands(app);
+  kempe::cli::add_color_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
