@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_ARGS ?=
 KEMPE = $(BUILD)/bin/kempe
-# Default case until the solver lands: the double Mach reflection mesh, meshed, checked and saved.
+# Default case until the solver lands: the double Mach reflection mesh, meshed, checked, colored, reordered, saved.
 RUN_SIZE ?= 0.015625
 RUN_OUT ?= output/double_mach
 
@@ -22,9 +22,9 @@ build: configure
 
 run: build
 	@mkdir -p $(RUN_OUT)
-	$(KEMPE) mesh convert cases/double_mach.geo $(RUN_OUT)/double_mach.kmesh --size $(RUN_SIZE)
-	$(KEMPE) mesh convert $(RUN_OUT)/double_mach.kmesh $(RUN_OUT)/double_mach.msh
-	$(KEMPE) mesh info $(RUN_OUT)/double_mach.kmesh
+	$(KEMPE) mesh convert cases/double_mach.geo $(RUN_OUT)/double_mach.msh --size $(RUN_SIZE)
+	$(KEMPE) mesh info $(RUN_OUT)/double_mach.msh
+	$(KEMPE) color $(RUN_OUT)/double_mach.msh --save $(RUN_OUT)/double_mach.kmesh
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)

@@ -78,6 +78,22 @@ check "sphere: Euler characteristic 2" contains "$("$kempe" mesh info "$work/s.k
 "$kempe" mesh generate box -n 300 --type hex --out "$work/h.kmesh" >/dev/null
 check "hex box has 6 faces per element" contains "$("$kempe" mesh info "$work/h.kmesh" --json)" '"max_faces_per_element": 6'
 
+# Coloring.
+out=$("$kempe" color --help)
+for opt in --algorithm --order --seed --save --json kempe greedy misra-gries color_renumber rcm hilbert as_read; do
+  check "color --help documents $opt" contains "$out" "$opt"
+done
+cj=$("$kempe" color "$work/r.kmesh" --json --save "$work/colored.kmesh")
+for key in '"elements"' '"faces"' '"colors": 3' '"faces_per_color"' '"valid": true' '"status": "optimal"' '"seconds"'; do
+  check "color --json has $key" contains "$cj" "$key"
+done
+check "color --save writes a mesh that loads" contains "$("$kempe" mesh info "$work/colored.kmesh")" "elements"
+ct=$("$kempe" color "$work/r.kmesh" --algorithm greedy --order rcm)
+check "color text row" contains "$ct" "faces per color"
+check "color text names the order" contains "$ct" "order rcm"
+expect_fail "unknown algorithm" "known: kempe" "$kempe" color "$work/r.kmesh" --algorithm kemp
+expect_fail "unknown order" "unknown ordering 'rcn'" "$kempe" color "$work/r.kmesh" --order rcn
+
 # Bad invocations and bad files: non-zero exit, a message naming the problem.
 expect_fail "missing file" "$work/none.msh: no such file" "$kempe" mesh info "$work/none.msh"
 expect_fail "unknown format" "unknown mesh format" "$kempe" mesh info "$work/r.txt"
