@@ -25,11 +25,13 @@ struct Ordering {
 };
 
 /// as_read (elements as read, faces grouped by color in input order), color_renumber (Alg. 5 of the coloring
-/// paper: the k-th face of color 0 gets left element k and right element N0 + k, elements it misses follow in
-/// input order; other colors sorted by new left element, ties by right), rcm (reverse Cuthill-McKee on the
-/// element graph through interior faces, George-Liu pseudo-peripheral start per connected component, neighbours
-/// by increasing degree), hilbert (elements along a 2D/3D Hilbert curve of their centroids). rcm and hilbert
-/// sort the faces of each color by new left element (the lower one), ties by right. O(n log n) at worst.
+/// paper: the k-th face of color 0 gets left element k and its right element, if any, the next number from N0 up
+/// (N0 + k on a mesh without boundary faces of color 0); elements it misses follow in input order), rcm (reverse
+/// Cuthill-McKee on the element graph through interior faces, from a George-Liu pseudo-peripheral start in each
+/// connected component, neighbours by increasing degree), hilbert (elements along a Hilbert curve of their
+/// centroids: 2D on a 2^32 grid for planar meshes, 3D on a 2^21 grid otherwise, cubic cells scaled to the
+/// bounding box's longest side). Except in as_read, the faces of each color are sorted by new left element (the
+/// lower one; unique within a color, so no ties arise in a valid coloring). O(n log n) at worst.
 const std::vector<Ordering>& orderings();
 const Ordering& find_ordering(std::string_view name);  ///< throws std::invalid_argument naming the known ones
 

@@ -333,7 +333,8 @@ Mesh read_kmesh(const std::string& path) {
             "section 'color_begin' does not cover the faces");
     const std::size_t colors = m.color_begin.size() - 1;
     for (std::size_t c = 0; c < colors; ++c) {
-      require(m.color_begin[c] <= m.color_begin[c + 1], "section 'color_begin' decreases");
+      require(m.color_begin[c] <= m.color_begin[c + 1] && m.color_begin[c + 1] <= static_cast<index_t>(nf),
+              "section 'color_begin' decreases or runs past the faces");
       for (index_t f = m.color_begin[c]; f < m.color_begin[c + 1]; ++f)
         require(std::size_t(m.face_color[f]) == c, "face colors do not match section 'color_begin'");
     }

@@ -66,8 +66,9 @@ struct MeshReport {
 /// Name given to boundary faces that no group marks.
 inline constexpr const char* unassigned_boundary_name = "unassigned";
 
-/// A processed mesh. Faces are numbered in order of first appearance (element by element, local face by local
-/// face); the left element of a face is the lower-numbered one and its normal points out of the left element.
+/// A processed mesh. As built, faces are numbered in order of first appearance (element by element, local face
+/// by local face); after an ordering (coloring/reorder.hpp) they are grouped by color. Always, the left element
+/// of a face is the lower-numbered one and its normal points out of the left element.
 struct Mesh {
   std::string source;
   int dim = 0;        ///< topological dimension of the elements: 2 or 3

@@ -165,6 +165,8 @@ TEST_F(KmeshTest, BadOptionalSections) {
                          [](Mesh& m) { std::swap(m.face_color.front(), m.face_color.back()); }),
               HasSubstr("color_begin"));
   EXPECT_THAT(error_with("ranges short", [](Mesh& m) { --m.color_begin.back(); }), HasSubstr("color_begin"));
+  EXPECT_THAT(error_with("range past the end", [](Mesh& m) { m.color_begin[1] = m.num_faces() + 100; }),
+              HasSubstr("runs past the faces"));
   EXPECT_THAT(error_with("ranges without colors", [](Mesh& m) { m.face_color.clear(); }),
               HasSubstr("without section 'face_color'"));
   EXPECT_THAT(error_with("element repeated", [](Mesh& m) { m.element_input[0] = m.element_input[1]; }),

@@ -58,12 +58,12 @@ Mesh triangle_grid(int nx, int ny) {
   return build_mesh(raw);
 }
 
-Mesh quad_grid(int nx, int ny) {
+Mesh quad_grid(int nx, int ny, double wobble = 0.1) {
   RawMesh raw = test::make_raw(2, {});
   for (int j = 0; j <= ny; ++j)
     for (int i = 0; i <= nx; ++i) {
-      raw.x.push_back(i + 0.1 * std::sin(i * j));
-      raw.y.push_back(j + 0.1 * std::cos(i + j));
+      raw.x.push_back(i + wobble * std::sin(i * j));
+      raw.y.push_back(j + wobble * std::cos(i + j));
       raw.z.push_back(0);
       raw.node_tag.push_back(static_cast<std::int64_t>(raw.x.size()));
     }
@@ -100,6 +100,27 @@ Mesh tet_grid(int n) {
           }
           test::add(raw, ElementType::tetrahedron, {v[0], v[1], v[2], v[3]});  // mirrored by build_mesh if needed
         }
+  return build_mesh(raw);
+}
+
+/// n^3 hexahedra (unit cubes when wobble is 0; otherwise with warped faces).
+Mesh hex_grid(int n, double wobble) {
+  RawMesh raw = test::make_raw(3, {});
+  for (int k = 0; k <= n; ++k)
+    for (int j = 0; j <= n; ++j)
+      for (int i = 0; i <= n; ++i) {
+        raw.x.push_back(i + wobble * std::sin(3 * i + j + k));
+        raw.y.push_back(j + wobble * std::cos(i + 2 * j + k));
+        raw.z.push_back(k + wobble * std::sin(i + j + 2 * k));
+        raw.node_tag.push_back(static_cast<std::int64_t>(raw.x.size()));
+      }
+  auto id = [&](int i, int j, int k) { return static_cast<index_t>((k * (n + 1) + j) * (n + 1) + i); };
+  for (int k = 0; k < n; ++k)
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i)
+        test::add(raw, ElementType::hexahedron,
+                  {id(i, j, k), id(i + 1, j, k), id(i + 1, j + 1, k), id(i, j + 1, k), id(i, j, k + 1),
+                   id(i + 1, j, k + 1), id(i + 1, j + 1, k + 1), id(i, j + 1, k + 1)});
   return build_mesh(raw);
 }
 
@@ -152,6 +173,7 @@ std::vector<NamedMesh> all_meshes() {
   v.push_back({"triangles", triangle_grid(9, 7)});
   v.push_back({"quads", quad_grid(8, 6)});
   v.push_back({"tets", tet_grid(3)});
+  v.push_back({"hexes", hex_grid(3, 0.08)});
   v.push_back({"mixed_3d", mixed_3d()});
   v.push_back({"half_cylinder", half_cylinder(8, 4)});
   v.push_back({"two_islands", two_islands()});
@@ -555,6 +577,21 @@ TEST(Reorder, HilbertFollowsTheCentroids) {
     for (int c = 0; c < coloring.num_colors; ++c)
       for (index_t f = mesh.color_begin[c] + 1; f < mesh.color_begin[c + 1]; ++f)
         ASSERT_LE(mesh.face_left[f - 1], mesh.face_left[f]);
+  }
+}
+
+TEST(Reorder, HilbertWalksAStructuredGridCellByCell) {
+  // On a 2^k grid of unit cells the bounding-box-normalised curve visits each cell's face neighbour next: every
+  // step is exactly one cell, in 2D and 3D (a Morton order would jump).
+  for (Mesh mesh : {quad_grid(16, 16, 0.0), hex_grid(8, 0.0)}) {
+    FaceColoring coloring = color_faces(mesh, {"kempe", 1});
+    apply_ordering(mesh, coloring, shuffled(mesh, coloring, 5));
+    apply_ordering(mesh, coloring, find_ordering("hilbert").compute(mesh, coloring));
+    for (index_t e = 1; e < mesh.num_elements(); ++e)
+      ASSERT_NEAR(geom::norm(centroid(mesh, e) - centroid(mesh, e - 1)), 1.0, 1e-12) << mesh.dim << "D, element " << e;
+    // The curve starts in a corner cell.
+    EXPECT_NEAR(mesh.centroid_x[0], 0.5, 1e-12);
+    EXPECT_NEAR(mesh.centroid_y[0], 0.5, 1e-12);
   }
 }
 
