@@ -42,4 +42,26 @@ inline void mark(RawMesh& raw, const std::string& group, std::initializer_list<i
   raw.add_marker(std::data(vertices), static_cast<int>(vertices.size()), g, 1000 + static_cast<std::int64_t>(raw.marker_group.size()));
 }
 
+/// Nodes (i, j) of a 2 x (n + 1) strip: node 2 i + j at (i, j).
+inline void add_strip_nodes(RawMesh& raw, int n) {
+  for (int i = 0; i <= n; ++i)
+    for (int j = 0; j <= 1; ++j) {
+      raw.x.push_back(i);
+      raw.y.push_back(j);
+      raw.z.push_back(0);
+      raw.node_tag.push_back(static_cast<std::int64_t>(raw.x.size()));
+    }
+}
+
+/// A hexahedron with a pyramid on top and a tetrahedron below, boundary group "top" on one pyramid face.
+inline RawMesh mixed_3d_raw() {
+  RawMesh raw = make_raw(3, {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1},
+                             {0.5, 0.5, 1.5}, {0.3, 0.1, -0.7}});
+  add(raw, ElementType::hexahedron, {0, 1, 2, 3, 4, 5, 6, 7});
+  add(raw, ElementType::pyramid, {4, 5, 6, 7, 8});
+  add(raw, ElementType::tetrahedron, {0, 1, 9, 3});
+  mark(raw, "top", {4, 5, 8});
+  return raw;
+}
+
 }  // namespace kempe::test

@@ -31,12 +31,7 @@ class KmeshTest : public ::testing::Test {
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
   static Mesh sample() {
-    RawMesh raw = test::make_raw(3, {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1},
-                                     {0, 1, 1}, {0.5, 0.5, 1.5}, {0.3, 0.1, -0.7}});
-    test::add(raw, ElementType::hexahedron, {0, 1, 2, 3, 4, 5, 6, 7});
-    test::add(raw, ElementType::pyramid, {4, 5, 6, 7, 8});
-    test::add(raw, ElementType::tetrahedron, {0, 1, 9, 3});
-    test::mark(raw, "top", {4, 5, 8});
+    RawMesh raw = test::mixed_3d_raw();
     test::mark(raw, "bottom", {0, 3, 2, 1});
     raw.warnings.push_back("a warning to keep");
     return build_mesh(raw);

@@ -126,13 +126,7 @@ Mesh hex_grid(int n, double wobble) {
 
 /// One of each 3D type but the prism: hexahedron, pyramid on top, tetrahedron below.
 Mesh mixed_3d() {
-  RawMesh raw = test::make_raw(3, {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1},
-                                   {0, 1, 1}, {0.5, 0.5, 1.5}, {0.3, 0.1, -0.7}});
-  test::add(raw, ElementType::hexahedron, {0, 1, 2, 3, 4, 5, 6, 7});
-  test::add(raw, ElementType::pyramid, {4, 5, 6, 7, 8});
-  test::add(raw, ElementType::tetrahedron, {0, 1, 9, 3});
-  test::mark(raw, "top", {4, 5, 8});
-  return build_mesh(raw);
+  return build_mesh(test::mixed_3d_raw());
 }
 
 /// Half a cylinder of triangles in 3D: a curved surface, where normals are in-plane conormals.
@@ -520,13 +514,7 @@ TEST(Reorder, RcmStartsFromAPeripheralElement) {
   // A strip of quads numbered from the middle outward: RCM must start at one end and number the strip in order.
   const int n = 21;
   RawMesh raw = test::make_raw(2, {});
-  for (int i = 0; i <= n; ++i)
-    for (int j = 0; j <= 1; ++j) {
-      raw.x.push_back(i);
-      raw.y.push_back(j);
-      raw.z.push_back(0);
-      raw.node_tag.push_back(static_cast<std::int64_t>(raw.x.size()));
-    }
+  test::add_strip_nodes(raw, n);
   for (int k = 0; k < n; ++k) {
     const int i = (k % 2 == 0) ? n / 2 + k / 2 : n / 2 - (k + 1) / 2;  // 10, 9, 11, 8, 12, ...
     const auto a = static_cast<index_t>(2 * i);
@@ -658,13 +646,7 @@ TEST(Reorder, ApplyRejectsBadPermutationsAndChangesNothing) {
 TEST(Reorder, MetricsOfAQuadStrip) {
   const int n = 40;
   RawMesh raw = test::make_raw(2, {});
-  for (int i = 0; i <= n; ++i)
-    for (int j = 0; j <= 1; ++j) {
-      raw.x.push_back(i);
-      raw.y.push_back(j);
-      raw.z.push_back(0);
-      raw.node_tag.push_back(static_cast<std::int64_t>(raw.x.size()));
-    }
+  test::add_strip_nodes(raw, n);
   for (int i = 0; i < n; ++i) {
     const auto a = static_cast<index_t>(2 * i);
     test::add(raw, ElementType::quadrilateral, {a, a + 2, a + 3, a + 1});
