@@ -170,6 +170,9 @@ class LocalSolver {
  public:
   explicit LocalSolver(const Mesh& m) : mesh_(m), mark_(m.num_elements(), 0) {}
 
+  /// Face visits of the last search: what it cost, for the caller's effort bound.
+  std::int64_t last_work() const { return last_work_; }
+
   /// Re-solves the elements within `radius` steps of the seed elements (taken in order: the region grows
   /// along them, so a path of seeds gives a tube whose faces the search visits from one end to the other).
   bool solve(SlotColoring& s, const std::vector<index_t>& seeds, int radius, std::int64_t max_steps, Random& random) {
@@ -240,7 +243,9 @@ class LocalSolver {
       return false;
     };
     bool solved = false;
+    last_work_ = 0;
     for (std::int64_t steps = 0; steps < max_steps; ++steps) {
+      last_work_ += static_cast<std::int64_t>(n) + 1;  // the most-constrained scan visits every free face
       if (stack_.size() == n) {
         solved = true;
         break;
@@ -280,6 +285,7 @@ class LocalSolver {
   std::uint32_t stamp_ = 0;
   std::vector<index_t> ball_, near_, faces_;
   std::vector<std::int8_t> old_;
+  std::int64_t last_work_ = 0;
   std::vector<char> assigned_;
   std::vector<std::pair<std::size_t, unsigned>> stack_;
 };
@@ -496,11 +502,11 @@ FaceColoring run_misra_gries(const Mesh& m, std::uint64_t) {
   return finish(s, m, "misra-gries");
 }
 
-/// Effort bound of the conflict resolution after the Kempe-chain pass, in backtracking steps: a floor for
-/// small meshes plus an allowance per conflict left. Past it the rest is colored with one more color (status
-/// `fallback`). Balls of radius 2..6 around a conflict hold about 10..100 faces on a triangle mesh.
-constexpr std::int64_t search_steps_floor = 20'000'000;
-constexpr std::int64_t search_steps_per_conflict = 200'000;
+/// Effort bound of the conflict resolution after the Kempe-chain pass, counted in face visits of the local
+/// searches (deterministic, unlike a time limit): a floor plus an allowance per face of the mesh, so the effort
+/// is linear in the mesh size. Past it the rest is colored with one more color (status `fallback`).
+constexpr std::int64_t work_floor = 50'000'000;  ///< face visits of the searches, whatever the mesh size
+constexpr std::int64_t work_per_face = 200;
 constexpr std::int64_t ball_search_steps = 2'000;
 constexpr int ball_radius = 2;
 constexpr std::int64_t tube_search_steps_per_element = 2'000;
@@ -595,7 +601,7 @@ FaceColoring run_kempe(const Mesh& m, std::uint64_t seed) {
   LocalSolver local(m);
   PartnerSearch partners(m);
   std::vector<index_t> seeds;
-  std::int64_t budget = search_steps_floor + search_steps_per_conflict * static_cast<std::int64_t>(hard.size());
+  std::int64_t budget = work_floor + work_per_face * static_cast<std::int64_t>(nf);
   // Defects left after their attempts are queued again (others may have reshaped their neighbourhood),
   // at most `defect_passes` times each.
   std::vector<int> passes(hard.size(), 1);
@@ -610,8 +616,9 @@ FaceColoring run_kempe(const Mesh& m, std::uint64_t seed) {
       }
       if (color_by_kempe_chain(s, f, path)) break;
       seeds.assign({s.left(f), s.right(f)});
-      budget -= ball_search_steps;
-      if (local.solve(s, seeds, ball_radius, ball_search_steps, random)) break;
+      const bool ball_solved = local.solve(s, seeds, ball_radius, ball_search_steps, random);
+      budget -= local.last_work();
+      if (ball_solved) break;
       const index_t start = distance[s.left(f)] <= distance[s.right(f)] ? s.left(f) : s.right(f);
       // The nearer of a partner defect (searched no farther than the boundary) and the boundary.
       const bool partner = partners.path_to_partner(s, f, std::min<index_t>(distance[start], max_partner_distance), seeds);
@@ -643,9 +650,10 @@ FaceColoring run_kempe(const Mesh& m, std::uint64_t seed) {
           }
         }
         const std::int64_t steps = tube_search_steps_per_element * static_cast<std::int64_t>(seeds.size());
-        budget -= steps;
         const int radius = min_tube_radius + attempt % (max_tube_radius - min_tube_radius + 1);
-        if (local.solve(s, seeds, radius, steps, random)) break;
+        const bool tube_solved = local.solve(s, seeds, radius, steps, random);
+        budget -= local.last_work();
+        if (tube_solved) break;
       }
       // Move the defect one step at random: on a closed piece until a ball catches a partner, elsewhere to
       // change the cut that the next tube must match.
