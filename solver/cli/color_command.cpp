@@ -1,4 +1,5 @@
 // `kempe color MESH`: color the faces, reorder, and print a row like the coloring paper's tables.
+#include <algorithm>
 #include <chrono>
 #include <iomanip>
 #include <iostream>
@@ -78,12 +79,13 @@ void run_color(const ColorOptions& o) {
   }
   std::ostringstream classes;
   for (std::size_t c = 0; c < per_color.size(); ++c) classes << (c ? " " : "") << per_color[c];
-  std::cout << std::left << std::setw(28) << "mesh" << std::setw(22) << "elements / faces" << std::setw(40)
+  const int name_width = static_cast<int>(std::max<std::size_t>(28, o.mesh.size() + 2));
+  std::cout << std::left << std::setw(name_width) << "mesh" << std::setw(22) << "elements / faces" << std::setw(40)
             << "faces per color" << std::setw(8) << "colors" << std::setw(10) << "status" << std::setw(14)
             << "coloring (s)" << "reordering (s)\n";
   std::ostringstream sizes;
   sizes << mesh.num_elements() << " / " << mesh.num_faces();
-  std::cout << std::setw(28) << o.mesh << std::setw(22) << sizes.str() << std::setw(40) << classes.str() << std::setw(8)
+  std::cout << std::setw(name_width) << o.mesh << std::setw(22) << sizes.str() << std::setw(40) << classes.str() << std::setw(8)
             << coloring.num_colors << std::setw(10) << status_name(coloring.status) << std::setw(14) << std::fixed
             << std::setprecision(3) << coloring.seconds << reorder_seconds << "\n";
   std::cout << "algorithm " << coloring.algorithm << " (seed " << o.seed << "), fewest possible colors "
