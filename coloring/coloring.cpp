@@ -1,13 +1,14 @@
 // Face coloring algorithms (edge coloring of the element dual multigraph; boundary faces are pendant edges).
 //
-// `kempe`, the default, follows Giuliani & Krivodonova (2017): a modified greedy pass that gives each face a
-// random color free at both its elements or leaves it uncolored (their Alg. 2), then conflict resolution
-// (their Alg. 3). Where the paper walks each conflict along random color swaps, we first try Kempe-chain
-// interchanges: for an uncolored face (u, v) with color a free at u and b free at v, flipping the a/b chain
-// that starts at v frees a at v unless the chain ends at u. Only when no color pair works is the conflict
-// moved one face further (the paper's swap), bounded in steps; what remains is colored by Misra-Gries with one
-// more color (Vizing's bound), status `fallback`. A last pass balances the classes by flipping a/b chains with
-// one more face of the larger color.
+// `kempe`, the default, follows Giuliani & Krivodonova (2017): a greedy pass that gives each face a color free
+// at both its elements (their Alg. 2), then conflict resolution (their Alg. 3). Where the paper walks each
+// conflict along random color swaps, we first try Kempe-chain interchanges, at once during the greedy pass:
+// for an uncolored face (u, v) with color a free at u and b free at v, flipping the a/b chain that starts at v
+// frees a at v unless the chain ends at u. What chains cannot place is a parity defect; it is removed by a
+// backtracking re-solve of a small ball around it, or of a tube to the boundary or to a partner defect, with
+// random swap steps in between (Alg. 3's swap). Past a deterministic effort bound the rest is colored by
+// Misra-Gries with one more color (Vizing's bound), status `fallback`. A last pass balances the classes by
+// flipping a/b chains with one more face of the larger color.
 #include "coloring/coloring.hpp"
 
 #include <algorithm>
@@ -458,48 +459,38 @@ void balance(SlotColoring& s, index_t num_faces, int num_colors) {
 
 int max_faces(const Mesh& m) { return std::max(1, m.max_faces_per_element()); }
 
-FaceColoring finish(SlotColoring& s, const Mesh& m, const char* algorithm) {
+/// A finished coloring: counts its colors and sets the status against the fewest possible.
+FaceColoring make_result(const Mesh& m, const char* algorithm, std::vector<std::int8_t> color) {
   FaceColoring result;
   result.algorithm = algorithm;
   result.target_colors = max_faces(m);
-  int used = 0;
-  for (std::int8_t c : s.colors()) used = std::max(used, c + 1);
-  result.num_colors = used;
-  result.status = used <= result.target_colors       ? ColoringStatus::optimal
-                  : used == result.target_colors + 1 ? ColoringStatus::fallback
-                                                     : ColoringStatus::extra;
-  result.color = s.take_colors();
+  for (std::int8_t c : color) result.num_colors = std::max(result.num_colors, c + 1);
+  result.status = result.num_colors <= result.target_colors       ? ColoringStatus::optimal
+                  : result.num_colors == result.target_colors + 1 ? ColoringStatus::fallback
+                                                                  : ColoringStatus::extra;
+  result.color = std::move(color);
   return result;
 }
 
 FaceColoring run_greedy(const Mesh& m, std::uint64_t) {
   // First fit in face order with a 64-bit mask per element: no palette limit, the papers' baseline.
   std::vector<std::uint64_t> used(m.num_elements(), 0);
-  FaceColoring result;
-  result.algorithm = "greedy";
-  result.target_colors = max_faces(m);
-  result.color.resize(m.num_faces());
-  int most = 0;
+  std::vector<std::int8_t> color(m.num_faces());
   for (index_t f = 0; f < m.num_faces(); ++f) {
     std::uint64_t taken = used[m.face_left[f]];
     if (m.face_right[f] != no_element) taken |= used[m.face_right[f]];
     const int c = std::countr_one(taken);
-    result.color[f] = static_cast<std::int8_t>(c);
+    color[f] = static_cast<std::int8_t>(c);
     used[m.face_left[f]] |= 1ull << c;
     if (m.face_right[f] != no_element) used[m.face_right[f]] |= 1ull << c;
-    most = std::max(most, c + 1);
   }
-  result.num_colors = most;
-  result.status = most <= result.target_colors       ? ColoringStatus::optimal
-                  : most == result.target_colors + 1 ? ColoringStatus::fallback
-                                                     : ColoringStatus::extra;
-  return result;
+  return make_result(m, "greedy", std::move(color));
 }
 
 FaceColoring run_misra_gries(const Mesh& m, std::uint64_t) {
   SlotColoring s(m, max_faces(m) + 1);
   complete_with_fans(s, m.num_faces());
-  return finish(s, m, "misra-gries");
+  return make_result(m, "misra-gries", s.take_colors());
 }
 
 /// Effort bound of the conflict resolution after the Kempe-chain pass, counted in face visits of the local
@@ -685,7 +676,7 @@ FaceColoring run_kempe(const Mesh& m, std::uint64_t seed) {
   int used = 0;
   for (std::int8_t c : s.colors()) used = std::max(used, c + 1);
   balance(s, nf, used);
-  FaceColoring result = finish(s, m, "kempe");
+  FaceColoring result = make_result(m, "kempe", s.take_colors());
   result.greedy_conflicts = static_cast<index_t>(conflicts.size());
   result.hard_conflicts = static_cast<index_t>(first_hard);
   result.fallback_faces = fallback_faces;

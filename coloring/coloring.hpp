@@ -35,7 +35,7 @@ struct FaceColoring {
 };
 
 struct ColoringOptions {
-  std::string algorithm = "kempe";  ///< greedy, kempe, tait, misra-gries
+  std::string algorithm = "kempe";  ///< a name from coloring_algorithms(): kempe, greedy, misra-gries
   std::uint64_t seed = 1;
 };
 
