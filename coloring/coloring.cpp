@@ -4,11 +4,11 @@
 // at both its elements (their Alg. 2), then conflict resolution (their Alg. 3). Where the paper walks each
 // conflict along random color swaps, we first try Kempe-chain interchanges, at once during the greedy pass:
 // for an uncolored face (u, v) with color a free at u and b free at v, flipping the a/b chain that starts at v
-// frees a at v unless the chain ends at u. What chains cannot place is a parity defect; it is removed by a
-// backtracking re-solve of a small ball around it, or of a tube to the boundary or to a partner defect, with
-// random swap steps in between (Alg. 3's swap). Past a deterministic effort bound the rest is colored by
-// Misra-Gries with one more color (Vizing's bound), status `fallback`. A last pass balances the classes by
-// flipping a/b chains with one more face of the larger color.
+// frees a at v unless the chain ends at u; failing that, an a/c chain from u first, then the c/b chain. What
+// chains cannot place is a parity defect; random chain flips from its elements exchange its parity with the
+// boundary or with other defects until an interchange places it. Past a deterministic effort bound the rest is
+// colored by Misra-Gries with one more color (Vizing's bound), status `fallback`. A last pass balances the
+// classes by flipping a/b chains with one more face of the larger color.
 #include "coloring/coloring.hpp"
 
 #include <algorithm>
@@ -102,6 +102,8 @@ class SlotColoring {
     color_[f] = no_color;
   }
   std::vector<std::int8_t> take_colors() { return std::move(color_); }
+  /// Faces visited by chain walks so far: the unit of the effort bound.
+  std::int64_t walked() const { return walked_; }
   const std::vector<std::int8_t>& colors() const { return color_; }
 
   /// The a/b chain that starts at element `start` with its a-colored face: the faces in order, and the element
@@ -110,7 +112,9 @@ class SlotColoring {
     faces.clear();
     index_t e = start;
     int c = a;
+    ++walked_;
     for (index_t f = at(e, c); f != no_face; f = at(e, c)) {
+      ++walked_;
       faces.push_back(f);
       e = other(f, e);
       if (e == no_element) return no_element;
@@ -138,6 +142,7 @@ class SlotColoring {
   std::vector<std::int8_t> color_;
   std::vector<index_t> slot_;
   int palette_;
+  mutable std::int64_t walked_ = 0;
 };
 
 /// Colors face f by a Kempe-chain interchange if some pair of colors allows it; returns false otherwise.
@@ -162,184 +167,47 @@ bool color_by_kempe_chain(SlotColoring& s, index_t f, std::vector<index_t>& path
   return false;
 }
 
-/// Recolors a neighbourhood of the uncolored face f from scratch: the faces among the elements within
-/// `radius` dual-graph steps of f are uncolored and colored again by depth-first search with backtracking,
-/// the faces leaving the neighbourhood keeping their colors. Kempe chains fail when both ends of f lie on
-/// one two-colored path; re-solving a ball around f changes many chains at once. The search is bounded by
-/// `max_steps`; on failure the old colors come back and f stays uncolored.
-class LocalSolver {
- public:
-  explicit LocalSolver(const Mesh& m) : mesh_(m), mark_(m.num_elements(), 0) {}
-
-  /// Face visits of the last search: what it cost, for the caller's effort bound.
-  std::int64_t last_work() const { return last_work_; }
-
-  /// Re-solves the elements within `radius` steps of the seed elements (taken in order: the region grows
-  /// along them, so a path of seeds gives a tube whose faces the search visits from one end to the other).
-  bool solve(SlotColoring& s, const std::vector<index_t>& seeds, int radius, std::int64_t max_steps, Random& random) {
-    ++stamp_;
-    ball_.clear();
-    for (index_t seed : seeds) {
-      // Depth-limited breadth-first search around this seed; `near` holds this seed's neighbourhood.
-      near_.assign(1, seed);
-      std::size_t level_begin = 0;
-      for (int depth = 0; depth < radius; ++depth) {
-        const std::size_t level_end = near_.size();
-        for (std::size_t i = level_begin; i < level_end; ++i)
-          for (index_t k = mesh_.element_face_begin[near_[i]]; k < mesh_.element_face_begin[near_[i] + 1]; ++k) {
-            const index_t n = s.other(mesh_.element_faces[k], near_[i]);
-            if (n != no_element && std::find(near_.begin(), near_.end(), n) == near_.end()) near_.push_back(n);
-          }
-        level_begin = level_end;
+/// Two interchanges: when the a/b chain of face f closes on itself (u misses only a, v only b), flip an a/c
+/// chain from u first, so that u misses c instead, then try the c/b chain from v. Returns false (and undoes
+/// the first flip) when no c works.
+bool color_by_double_chain(SlotColoring& s, index_t f, std::vector<index_t>& first, std::vector<index_t>& second) {
+  for (int side = 0; side < 2; ++side) {
+    const index_t x = side == 0 ? s.left(f) : s.right(f), y = s.other(f, x);
+    if (x == no_element || y == no_element) continue;
+    const unsigned free_x = s.full() & ~s.used(x), free_y = s.full() & ~s.used(y);
+    if (!free_x || !free_y) continue;
+    const int a = std::countr_zero(free_x), b = std::countr_zero(free_y);
+    for (int c = 0; c < s.palette(); ++c) {
+      if ((free_x | free_y) & (1u << c)) continue;
+      s.chain(x, c, a, first);  // x misses a: a path from x starting with its c face
+      s.flip(first, c, a);
+      if (s.chain(y, c, b, second) != x) {
+        s.flip(second, c, b);
+        s.set(f, c);
+        return true;
       }
-      for (index_t e : near_)
-        if (mark_[e] != stamp_) {
-          mark_[e] = stamp_;
-          ball_.push_back(e);
-        }
+      s.flip(first, c, a);
     }
-    // Free faces: both ends in the region (or a ghost), in the order the region grew, so that each shares an
-    // element with earlier ones.
-    faces_.clear();
-    old_.clear();
-    for (index_t e : ball_)
-      for (index_t k = mesh_.element_face_begin[e]; k < mesh_.element_face_begin[e + 1]; ++k) {
-        const index_t g = mesh_.element_faces[k];
-        const index_t n = s.other(g, e);
-        const bool inside = n == no_element || mark_[n] == stamp_;
-        // Count each interior face once: from its left element.
-        if (inside && (n == no_element || s.left(g) == e)) {
-          faces_.push_back(g);
-          old_.push_back(static_cast<std::int8_t>(s.color(g)));
-        }
-      }
-    for (index_t g : faces_) s.clear(g);
-    // Depth-first search that always branches on the face with the fewest colors left (most constrained
-    // first), so that dead ends show up early; stack_ holds the assigned faces and the colors tried for each.
-    const std::size_t n = faces_.size();
-    assigned_.assign(n, 0);
-    stack_.clear();
-    const unsigned rotation = random.below(static_cast<unsigned>(s.palette()));
-    auto pick = [&](unsigned options) {  // the first option after a random rotation of the palette
-      for (int k = 0; k < s.palette(); ++k) {
-        const int c = static_cast<int>((rotation + static_cast<unsigned>(k)) % static_cast<unsigned>(s.palette()));
-        if (options & (1u << c)) return c;
-      }
-      return -1;
-    };
-    auto backtrack = [&]() {
-      while (!stack_.empty()) {
-        auto& [k, tried] = stack_.back();
-        s.clear(faces_[k]);
-        const unsigned options = s.free_for(faces_[k]) & ~tried;
-        if (options) {
-          const int c = pick(options);
-          tried |= 1u << c;
-          s.set(faces_[k], c);
-          return true;
-        }
-        assigned_[k] = 0;
-        stack_.pop_back();
-      }
-      return false;
-    };
-    bool solved = false;
-    last_work_ = 0;
-    for (std::int64_t steps = 0; steps < max_steps; ++steps) {
-      last_work_ += static_cast<std::int64_t>(n) + 1;  // the most-constrained scan visits every free face
-      if (stack_.size() == n) {
-        solved = true;
-        break;
-      }
-      std::size_t best = n;
-      unsigned best_options = 0;
-      int best_count = max_slot_colors + 1;
-      for (std::size_t k = 0; k < n && best_count > 0; ++k) {
-        if (assigned_[k]) continue;
-        const unsigned options = s.free_for(faces_[k]);
-        const int count = std::popcount(options);
-        if (count < best_count) {
-          best = k;
-          best_options = options;
-          best_count = count;
-        }
-      }
-      if (best_count == 0) {
-        if (!backtrack()) break;
-        continue;
-      }
-      const int c = pick(best_options);
-      assigned_[best] = 1;
-      stack_.push_back({best, 1u << c});
-      s.set(faces_[best], c);
-    }
-    if (solved) return true;
-    for (index_t g : faces_) s.clear(g);
-    for (std::size_t k = 0; k < n; ++k)
-      if (old_[k] != no_color) s.set(faces_[k], old_[k]);
-    return false;
   }
+  return false;
+}
 
- private:
-  const Mesh& mesh_;
-  std::vector<std::uint32_t> mark_;
-  std::uint32_t stamp_ = 0;
-  std::vector<index_t> ball_, near_, faces_;
-  std::vector<std::int8_t> old_;
-  std::int64_t last_work_ = 0;
-  std::vector<char> assigned_;
-  std::vector<std::pair<std::size_t, unsigned>> stack_;
-};
-
-/// Breadth-first search from a defect (an uncolored face) to the nearest element touching another defect:
-/// two defects annihilate in a tube that joins them, which is the only way on a closed surface.
-class PartnerSearch {
- public:
-  explicit PartnerSearch(const Mesh& m) : mesh_(m), mark_(m.num_elements(), 0), parent_(m.num_elements(), no_element) {}
-
-  /// Fills `path` with the elements from f's nearer end to an element of another uncolored face, at most
-  /// `max_distance` steps away; false when there is none that close.
-  bool path_to_partner(const SlotColoring& s, index_t f, index_t max_distance, std::vector<index_t>& path) {
-    ++stamp_;
-    queue_.clear();
-    depth_.clear();
-    for (index_t e : {s.left(f), s.right(f)})
-      if (e != no_element) {
-        mark_[e] = stamp_;
-        parent_[e] = no_element;
-        queue_.push_back(e);
-        depth_.push_back(0);
-      }
-    for (std::size_t i = 0; i < queue_.size(); ++i) {
-      const index_t e = queue_[i];
-      for (index_t k = mesh_.element_face_begin[e]; k < mesh_.element_face_begin[e + 1]; ++k) {
-        const index_t g = mesh_.element_faces[k];
-        if (g != f && s.color(g) == no_color) {  // e touches another defect
-          path.clear();
-          for (index_t x = e; x != no_element; x = parent_[x]) path.push_back(x);
-          std::reverse(path.begin(), path.end());
-          if (const index_t far = s.other(g, e); far != no_element) path.push_back(far);
-          return true;
-        }
-        if (depth_[i] >= max_distance) continue;
-        const index_t n = s.other(g, e);
-        if (n == no_element || mark_[n] == stamp_) continue;
-        mark_[n] = stamp_;
-        parent_[n] = e;
-        queue_.push_back(n);
-        depth_.push_back(depth_[i] + 1);
-      }
-    }
-    return false;
-  }
-
- private:
-  const Mesh& mesh_;
-  std::vector<std::uint32_t> mark_;
-  std::vector<index_t> parent_;
-  std::uint32_t stamp_ = 0;
-  std::vector<index_t> queue_, depth_;
-};
+/// Moves the parity of defect f elsewhere: flips the a/c chain from one of its elements x, where a is a color x
+/// misses and c one that both ends of f have. x then misses c instead of a, and the chain's far end (the
+/// boundary, or another defect) takes the difference. By the parity lemma a lone defect can only be placed by
+/// exchanging parity with the boundary or with other defects, and chain flips are what carries it there, at
+/// any distance, for the price of one walk.
+void flip_random_chain(SlotColoring& s, index_t f, Random& random, std::vector<index_t>& path) {
+  const index_t x = random.below(2) == 0 ? s.left(f) : s.right(f), y = s.other(f, x);
+  if (x == no_element || y == no_element) return;
+  const unsigned free_x = s.full() & ~s.used(x), free_y = s.full() & ~s.used(y);
+  // c must not be free at y: then the a/c chain would be the one that closes on f (no change of parity).
+  const unsigned options = s.full() & ~free_x & ~free_y;
+  if (!free_x || !options) return;
+  const int a = random.pick(free_x), c = random.pick(options);
+  s.chain(x, c, a, path);
+  s.flip(path, c, a);
+}
 
 /// Misra-Gries: colors the uncolored face f using the palette, which must exceed the largest degree (Vizing).
 /// Returns false when the fan argument fails (possible only on multigraphs).
@@ -496,41 +364,9 @@ FaceColoring run_misra_gries(const Mesh& m, std::uint64_t) {
 /// Effort bound of the conflict resolution after the Kempe-chain pass, counted in face visits of the local
 /// searches (deterministic, unlike a time limit): a floor plus an allowance per face of the mesh, so the effort
 /// is linear in the mesh size. Past it the rest is colored with one more color (status `fallback`).
-constexpr std::int64_t work_floor = 50'000'000;  ///< face visits of the searches, whatever the mesh size
-constexpr std::int64_t work_per_face = 200;
-constexpr std::int64_t ball_search_steps = 2'000;
-constexpr int ball_radius = 2;
-constexpr std::int64_t tube_search_steps_per_element = 2'000;
-constexpr int min_tube_radius = 2;
-constexpr int max_tube_radius = 4;
-constexpr int max_attempts_per_defect = 64;  ///< then the next defect; a second pass retries the rest
-constexpr int boundary_seeds = 4;
-constexpr int defect_passes = 4;
-constexpr index_t max_partner_distance = 4096;  ///< breadth-first search depth limit of the partner search  ///< elements along the boundary added to a tube's end
-
-/// Breadth-first distance (in faces crossed) from every element to the nearest element with a boundary face;
-/// the maximum index for elements of closed pieces.
-std::vector<index_t> boundary_distance(const Mesh& m) {
-  std::vector<index_t> distance(m.num_elements(), std::numeric_limits<index_t>::max());
-  std::vector<index_t> queue;
-  for (index_t f = 0; f < m.num_faces(); ++f)
-    if (m.face_right[f] == no_element && distance[m.face_left[f]] != 0) {
-      distance[m.face_left[f]] = 0;
-      queue.push_back(m.face_left[f]);
-    }
-  for (std::size_t i = 0; i < queue.size(); ++i) {
-    const index_t e = queue[i];
-    for (index_t k = m.element_face_begin[e]; k < m.element_face_begin[e + 1]; ++k) {
-      const index_t f = m.element_faces[k];
-      const index_t n = m.face_left[f] == e ? m.face_right[f] : m.face_left[f];
-      if (n != no_element && distance[n] == std::numeric_limits<index_t>::max()) {
-        distance[n] = distance[e] + 1;
-        queue.push_back(n);
-      }
-    }
-  }
-  return distance;
-}
+constexpr std::int64_t work_floor = 20'000'000;  ///< faces walked along chains, whatever the mesh size
+constexpr std::int64_t work_per_face = 100;     ///< and per face of the mesh
+constexpr int max_flips_per_defect = 4096;      ///< a defect still unplaced then is left to the fallback
 
 /// Among the colors free for face f, one already used at the most far ends of the uncolored faces next to f:
 /// those faces could not take it anyway, so taking it leaves them the most choice (ties at random). This
@@ -566,7 +402,7 @@ FaceColoring run_kempe(const Mesh& m, std::uint64_t seed) {
   const int target = max_faces(m);
   SlotColoring s(m, target);
   Random random(seed);
-  std::vector<index_t> conflicts, path;
+  std::vector<index_t> conflicts, path, path2;
   // Alg. 2: a color free at both elements (see pick_greedy_color); where there is none, a Kempe-chain
   // interchange at once, while the faces ahead are still uncolored and chains therefore shorter than after
   // the pass. What neither places is a hard conflict.
@@ -576,93 +412,26 @@ FaceColoring run_kempe(const Mesh& m, std::uint64_t seed) {
       s.set(f, std::has_single_bit(free) ? std::countr_zero(free) : pick_greedy_color(s, m, f, free, random));
     } else {
       conflicts.push_back(f);
-      if (!color_by_kempe_chain(s, f, path)) hard.push_back(f);
+      if (!color_by_kempe_chain(s, f, path) && !color_by_double_chain(s, f, path, path2)) hard.push_back(f);
     }
   }
-  // What Kempe chains cannot place. An uncolored face is a parity defect: by the parity lemma no recoloring
-  // of a region can remove a lone defect unless the region reaches the mesh boundary (whose ghost ends are
-  // free) or holds a second defect. So after a re-solve of a small ball (which fixes defects that have a
-  // partner nearby) we re-solve a tube: the elements near a shortest path from the defect to the boundary.
-  // Closed pieces have no boundary: there the defect walks at random as in Alg. 3's swap (give the face a
-  // color free at one end, uncolor the face of that color at the other) until a ball catches a partner.
-  // Effort is bounded by `budget` search steps; what remains gets one more color.
+  // What chains cannot place are parity defects: with as many colors as faces per element, each element of f
+  // misses one color, u misses a and v misses b, and the a/b chain from v comes back to u (an odd cycle with f).
+  // No recoloring of a region without boundary or other defects can place f (parity lemma), so we exchange
+  // parity with the rest of the mesh: flip a random a/c chain from u or v (flip_random_chain), which ends at
+  // the boundary or at another defect, and try the two interchanges again. This random walk is what the
+  // paper's Alg. 3 does with single swaps, but each of our steps moves parity along a whole chain at once.
+  // Effort is bounded by `budget` face visits, linear in the mesh size; what remains gets one more color.
   const std::size_t first_hard = hard.size();
-  std::vector<index_t> distance;  // dual-graph steps from each element to the nearest boundary face
-  if (!hard.empty()) distance = boundary_distance(m);
-  LocalSolver local(m);
-  PartnerSearch partners(m);
-  std::vector<index_t> seeds;
-  std::int64_t budget = work_floor + work_per_face * static_cast<std::int64_t>(nf);
-  // Defects left after their attempts are queued again (others may have reshaped their neighbourhood),
-  // at most `defect_passes` times each.
-  std::vector<int> passes(hard.size(), 1);
-  for (std::size_t i = 0; i < hard.size() && budget > 0; ++i) {
-    index_t f = hard[i], previous = no_face;
-    if (s.color(f) != no_color) continue;
-    for (int attempt = 0; s.color(f) == no_color && budget > 0 && attempt < max_attempts_per_defect; ++attempt) {
-      --budget;
+  const std::int64_t budget = s.walked() + work_floor + work_per_face * static_cast<std::int64_t>(nf);
+  for (const index_t f : hard) {
+    for (int attempt = 0; s.color(f) == no_color && s.walked() < budget && attempt < max_flips_per_defect; ++attempt) {
       if (const unsigned free = s.free_for(f)) {
         s.set(f, random.pick(free));
         break;
       }
-      if (color_by_kempe_chain(s, f, path)) break;
-      seeds.assign({s.left(f), s.right(f)});
-      const bool ball_solved = local.solve(s, seeds, ball_radius, ball_search_steps, random);
-      budget -= local.last_work();
-      if (ball_solved) break;
-      const index_t start = distance[s.left(f)] <= distance[s.right(f)] ? s.left(f) : s.right(f);
-      // The nearer of a partner defect (searched no farther than the boundary) and the boundary.
-      const bool partner = partners.path_to_partner(s, f, std::min<index_t>(distance[start], max_partner_distance), seeds);
-      if (partner || distance[start] != std::numeric_limits<index_t>::max()) {
-        if (!partner) {
-          // Down the distance field to the boundary, a random choice among equally close neighbours.
-          seeds.assign({s.other(f, start), start});
-          for (index_t e = start; distance[e] > 0;) {
-            index_t next = no_element;
-            unsigned ties = 0;
-            for (index_t k = m.element_face_begin[e]; k < m.element_face_begin[e + 1]; ++k) {
-              const index_t n = s.other(m.element_faces[k], e);
-              if (n != no_element && distance[n] == distance[e] - 1 && random.below(++ties) == 0) next = n;
-            }
-            e = next;
-            seeds.push_back(e);
-          }
-          // Along the boundary a little: one ghost face can fix the parity of one color only, so take several.
-          for (int k = 0; k < boundary_seeds; ++k) {
-            const index_t e = seeds.back();
-            index_t next = no_element;
-            for (index_t j = m.element_face_begin[e]; j < m.element_face_begin[e + 1] && next == no_element; ++j) {
-              const index_t n = s.other(m.element_faces[j], e);
-              if (n != no_element && distance[n] == 0 && std::find(seeds.begin(), seeds.end(), n) == seeds.end())
-                next = n;
-            }
-            if (next == no_element) break;
-            seeds.push_back(next);
-          }
-        }
-        const std::int64_t steps = tube_search_steps_per_element * static_cast<std::int64_t>(seeds.size());
-        const int radius = min_tube_radius + attempt % (max_tube_radius - min_tube_radius + 1);
-        const bool tube_solved = local.solve(s, seeds, radius, steps, random);
-        budget -= local.last_work();
-        if (tube_solved) break;
-      }
-      // Move the defect one step at random: on a closed piece until a ball catches a partner, elsewhere to
-      // change the cut that the next tube must match.
-      const bool from_left = random.below(2) == 0;
-      const index_t keep = from_left ? s.left(f) : s.right(f), give = s.other(f, keep);
-      const unsigned free_keep = s.full() & ~s.used(keep);
-      if (!free_keep || give == no_element) continue;
-      const int c = random.pick(free_keep);
-      const index_t g = s.at(give, c);
-      if (g == previous || g == no_face) continue;  // do not walk straight back
-      s.clear(g);
-      s.set(f, c);
-      previous = f;
-      f = g;
-    }
-    if (s.color(f) == no_color && passes[i] < defect_passes) {  // the defect moved: keep track of where it is
-      hard.push_back(f);
-      passes.push_back(passes[i] + 1);
+      if (color_by_kempe_chain(s, f, path) || color_by_double_chain(s, f, path, path2)) break;
+      flip_random_chain(s, f, random, path);
     }
   }
   bool minimum = true;
