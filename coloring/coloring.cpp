@@ -10,6 +10,7 @@
 // colored by Misra-Gries with one more color (Vizing's bound), status `fallback`. A last pass balances the
 // classes by flipping a/b chains with one more face of the larger color.
 #include "coloring/coloring.hpp"
+#include "coloring/detail.hpp"
 
 #include <algorithm>
 #include <array>
@@ -24,6 +25,11 @@
 namespace kempe {
 namespace {
 
+using detail::DualGraph;
+using detail::Random;
+using detail::make_result;
+using detail::max_faces;
+
 /// The most colors a slot-based algorithm tracks per element: hexahedra need 6, Misra-Gries 7, a multigraph 8.
 constexpr int max_slot_colors = 8;
 /// Chain walks are first tried with a length limit (faces): most conflicts have a short chain somewhere, and
@@ -35,89 +41,6 @@ constexpr int no_color = -1;
 constexpr index_t no_face = -1;
 constexpr index_t too_long = -2;  ///< a chain walk that passed its length limit
 
-/// splitmix64: a small, fast, well-mixed generator; the same seed gives the same coloring on every machine.
-class Random {
- public:
-  explicit Random(std::uint64_t seed) : state_(seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  /// Uniform in [0, n).
-  unsigned below(unsigned n) { return static_cast<unsigned>((next() >> 32) * n >> 32); }
-  /// A uniformly chosen set bit of a non-zero mask.
-  int pick(unsigned mask) {
-    unsigned k = below(static_cast<unsigned>(std::popcount(mask)));
-    while (k--) mask &= mask - 1;
-    return std::countr_zero(mask);
-  }
-
- private:
-  std::uint64_t state_;
-};
-
-/// The element dual multigraph in a breadth-first numbering of its own: elements in the order a breadth-first
-/// search reaches them, faces in the order their first element is reached. Coloring walks chains from element
-/// to element; in the file's numbering neighbours can lie anywhere in memory (Rect E: 5.9 s, 3x slower, almost
-/// all of it cache misses), in this one they lie close together. Arrays: left, right [faces] (right =
-/// no_element for a boundary face's ghost); face_begin [elements + 1] and faces [face slots], CSR of each
-/// element's faces; mesh_face [faces] gives each face's index in the mesh.
-struct DualGraph {
-  index_t num_elements = 0, num_faces = 0;
-  std::vector<index_t> left, right, face_begin, faces, mesh_face;
-
-  explicit DualGraph(const Mesh& m) : num_elements(m.num_elements()), num_faces(m.num_faces()) {
-    std::vector<index_t> new_element(num_elements, no_element), order;
-    std::vector<index_t> new_face(num_faces, no_face);
-    order.reserve(num_elements);
-    mesh_face.reserve(num_faces);
-    for (index_t root = 0; root < num_elements; ++root) {
-      if (new_element[root] != no_element) continue;
-      new_element[root] = static_cast<index_t>(order.size());
-      order.push_back(root);
-      for (std::size_t i = order.size() - 1; i < order.size(); ++i) {
-        const index_t e = order[i];
-        for (index_t k = m.element_face_begin[e]; k < m.element_face_begin[e + 1]; ++k) {
-          const index_t f = m.element_faces[k];
-          if (new_face[f] == no_face) {
-            new_face[f] = static_cast<index_t>(mesh_face.size());
-            mesh_face.push_back(f);
-          }
-          const index_t n = m.face_left[f] == e ? m.face_right[f] : m.face_left[f];
-          if (n != no_element && new_element[n] == no_element) {
-            new_element[n] = static_cast<index_t>(order.size());
-            order.push_back(n);
-          }
-        }
-      }
-    }
-    left.resize(num_faces);
-    right.resize(num_faces);
-    for (index_t k = 0; k < num_faces; ++k) {
-      const index_t f = mesh_face[k];
-      left[k] = new_element[m.face_left[f]];
-      right[k] = m.face_right[f] == no_element ? no_element : new_element[m.face_right[f]];
-    }
-    face_begin.resize(std::size_t(num_elements) + 1);
-    faces.resize(m.element_faces.size());
-    face_begin[0] = 0;
-    for (index_t i = 0; i < num_elements; ++i) {
-      const index_t e = order[i];
-      index_t out = face_begin[i];
-      for (index_t k = m.element_face_begin[e]; k < m.element_face_begin[e + 1]; ++k) faces[out++] = new_face[m.element_faces[k]];
-      face_begin[i + 1] = out;
-    }
-  }
-
-  /// Colors in the mesh's face numbering.
-  std::vector<std::int8_t> to_mesh(const std::vector<std::int8_t>& color) const {
-    std::vector<std::int8_t> out(color.size());
-    for (index_t k = 0; k < num_faces; ++k) out[mesh_face[k]] = color[k];
-    return out;
-  }
-};
 
 /// A partial proper coloring with, for each element, the face holding each color (its "slots").
 /// Boundary faces end in a ghost that has no other face, so a color is free at a ghost unless it is the
@@ -413,21 +336,6 @@ void balance(SlotColoring& s, index_t num_faces, int num_colors) {
   }
 }
 
-int max_faces(const Mesh& m) { return std::max(1, m.max_faces_per_element()); }
-
-/// A finished coloring: counts its colors and sets the status against the fewest possible.
-FaceColoring make_result(const Mesh& m, const char* algorithm, std::vector<std::int8_t> color) {
-  FaceColoring result;
-  result.algorithm = algorithm;
-  result.target_colors = max_faces(m);
-  for (std::int8_t c : color) result.num_colors = std::max(result.num_colors, c + 1);
-  result.status = result.num_colors <= result.target_colors       ? ColoringStatus::optimal
-                  : result.num_colors == result.target_colors + 1 ? ColoringStatus::fallback
-                                                                  : ColoringStatus::extra;
-  result.color = std::move(color);
-  return result;
-}
-
 FaceColoring run_greedy(const Mesh& m, std::uint64_t) {
   // First fit in face order with a 64-bit mask per element: no palette limit, the papers' baseline.
   std::vector<std::uint64_t> used(m.num_elements(), 0);
@@ -486,7 +394,7 @@ int pick_greedy_color(const SlotColoring& s, const DualGraph& m, index_t f, unsi
   return random.pick(best_mask);
 }
 
-FaceColoring run_kempe(const Mesh& mesh, std::uint64_t seed) {
+FaceColoring run_kempe_impl(const Mesh& mesh, std::uint64_t seed) {
   const DualGraph m(mesh);
   const index_t nf = m.num_faces;
   const int target = max_faces(mesh);
@@ -551,6 +459,8 @@ FaceColoring run_kempe(const Mesh& mesh, std::uint64_t seed) {
 
 }  // namespace
 
+FaceColoring detail::run_kempe(const Mesh& mesh, std::uint64_t seed) { return run_kempe_impl(mesh, seed); }
+
 std::string_view status_name(ColoringStatus status) {
   switch (status) {
     case ColoringStatus::optimal: return "optimal";
@@ -569,7 +479,7 @@ std::vector<index_t> FaceColoring::faces_per_color() const {
 const std::vector<ColoringAlgorithm>& coloring_algorithms() {
   static const std::vector<ColoringAlgorithm> table = {
       {"kempe", "random greedy, then Kempe-chain interchanges and bounded conflict walks (default; the fewest colors)",
-       run_kempe},
+       detail::run_kempe},
       {"greedy", "first fit in face order (the papers' baseline: more colors, unbalanced)", run_greedy},
       {"misra-gries", "Misra-Gries fan rotation: at most one color more than the fewest (Vizing's bound)",
        run_misra_gries},

@@ -1,0 +1,77 @@
+// Internals shared by the coloring algorithms: the breadth-first dual graph and the result constructor.
+#include "coloring/detail.hpp"
+
+#include <algorithm>
+
+namespace kempe::detail {
+
+namespace {
+constexpr index_t no_face = -1;
+}  // namespace
+
+DualGraph::DualGraph(const Mesh& m) : num_elements(m.num_elements()), num_faces(m.num_faces()) {
+  std::vector<index_t> new_element(num_elements, no_element), order;
+  std::vector<index_t> new_face(num_faces, no_face);
+  order.reserve(num_elements);
+  mesh_face.reserve(num_faces);
+  for (index_t root = 0; root < num_elements; ++root) {
+    if (new_element[root] != no_element) continue;
+    new_element[root] = static_cast<index_t>(order.size());
+    order.push_back(root);
+    for (std::size_t i = order.size() - 1; i < order.size(); ++i) {
+      const index_t e = order[i];
+      for (index_t k = m.element_face_begin[e]; k < m.element_face_begin[e + 1]; ++k) {
+        const index_t f = m.element_faces[k];
+        if (new_face[f] == no_face) {
+          new_face[f] = static_cast<index_t>(mesh_face.size());
+          mesh_face.push_back(f);
+        }
+        const index_t n = m.face_left[f] == e ? m.face_right[f] : m.face_left[f];
+        if (n != no_element && new_element[n] == no_element) {
+          new_element[n] = static_cast<index_t>(order.size());
+          order.push_back(n);
+        }
+      }
+    }
+  }
+  left.resize(num_faces);
+  right.resize(num_faces);
+  for (index_t k = 0; k < num_faces; ++k) {
+    const index_t f = mesh_face[k];
+    left[k] = new_element[m.face_left[f]];
+    right[k] = m.face_right[f] == no_element ? no_element : new_element[m.face_right[f]];
+  }
+  face_begin.resize(std::size_t(num_elements) + 1);
+  faces.resize(m.element_faces.size());
+  face_begin[0] = 0;
+  for (index_t i = 0; i < num_elements; ++i) {
+    const index_t e = order[i];
+    index_t out = face_begin[i];
+    for (index_t k = m.element_face_begin[e]; k < m.element_face_begin[e + 1]; ++k) faces[out++] = new_face[m.element_faces[k]];
+    face_begin[i + 1] = out;
+  }
+}
+
+
+std::vector<std::int8_t> DualGraph::to_mesh(const std::vector<std::int8_t>& color) const {
+  std::vector<std::int8_t> out(color.size());
+  for (index_t k = 0; k < num_faces; ++k) out[mesh_face[k]] = color[k];
+  return out;
+}
+
+int max_faces(const Mesh& m) { return std::max(1, m.max_faces_per_element()); }
+
+/// A finished coloring: counts its colors and sets the status against the fewest possible.
+FaceColoring make_result(const Mesh& m, const char* algorithm, std::vector<std::int8_t> color) {
+  FaceColoring result;
+  result.algorithm = algorithm;
+  result.target_colors = max_faces(m);
+  for (std::int8_t c : color) result.num_colors = std::max(result.num_colors, c + 1);
+  result.status = result.num_colors <= result.target_colors       ? ColoringStatus::optimal
+                  : result.num_colors == result.target_colors + 1 ? ColoringStatus::fallback
+                                                                  : ColoringStatus::extra;
+  result.color = std::move(color);
+  return result;
+}
+
+}  // namespace kempe::detail
