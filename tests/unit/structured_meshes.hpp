@@ -1,7 +1,12 @@
 // Structured meshes of every element type, built in code (no Gmsh), for coloring and ordering tests.
 #pragma once
 
+#include <array>
+#include <cmath>
 #include <cstdint>
+#include <map>
+#include <utility>
+#include <vector>
 
 #include "mesh/mesh.hpp"
 
@@ -77,6 +82,83 @@ inline RawMesh cube_grid(int n, CellSplit split) {
           }
         }
       }
+  return raw;
+}
+
+/// The unit sphere as a closed triangle surface: an icosahedron whose triangles are split into four, `levels`
+/// times (20 * 4^levels triangles), every node pushed onto the sphere. Its dual graph is cubic with no boundary.
+inline RawMesh icosphere(int levels) {
+  RawMesh raw;
+  raw.source = "icosphere";
+  raw.dim = 2;  // the elements' dimension: a surface, with 3D coordinates
+  const double t = (1.0 + std::sqrt(5.0)) / 2.0;
+  std::vector<std::array<double, 3>> p = {{-1, t, 0}, {1, t, 0}, {-1, -t, 0}, {1, -t, 0}, {0, -1, t}, {0, 1, t},
+                                          {0, -1, -t}, {0, 1, -t}, {t, 0, -1}, {t, 0, 1}, {-t, 0, -1}, {-t, 0, 1}};
+  std::vector<std::array<index_t, 3>> tri = {{0, 11, 5}, {0, 5, 1},  {0, 1, 7},   {0, 7, 10}, {0, 10, 11},
+                                             {1, 5, 9},  {5, 11, 4}, {11, 10, 2}, {10, 7, 6}, {7, 1, 8},
+                                             {3, 9, 4},  {3, 4, 2},  {3, 2, 6},   {3, 6, 8},  {3, 8, 9},
+                                             {4, 9, 5},  {2, 4, 11}, {6, 2, 10},  {8, 6, 7},  {9, 8, 1}};
+  for (int level = 0; level < levels; ++level) {
+    std::map<std::pair<index_t, index_t>, index_t> midpoint;
+    auto mid = [&](index_t a, index_t b) {
+      const auto key = std::minmax(a, b);
+      if (auto it = midpoint.find(key); it != midpoint.end()) return it->second;
+      p.push_back({(p[a][0] + p[b][0]) / 2, (p[a][1] + p[b][1]) / 2, (p[a][2] + p[b][2]) / 2});
+      return midpoint[key] = static_cast<index_t>(p.size() - 1);
+    };
+    std::vector<std::array<index_t, 3>> finer;
+    for (const auto& [a, b, c] : tri) {
+      const index_t ab = mid(a, b), bc = mid(b, c), ca = mid(c, a);
+      finer.insert(finer.end(), {{a, ab, ca}, {b, bc, ab}, {c, ca, bc}, {ab, bc, ca}});
+    }
+    tri.swap(finer);
+  }
+  for (const auto& q : p) {
+    const double r = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+    raw.x.push_back(q[0] / r);
+    raw.y.push_back(q[1] / r);
+    raw.z.push_back(q[2] / r);
+    raw.node_tag.push_back(static_cast<std::int64_t>(raw.x.size()));
+  }
+  std::int64_t tag = 1;
+  for (const auto& t3 : tri) raw.add_element(ElementType::triangle, t3.data(), tag++);
+  return raw;
+}
+
+/// Each triangle of a 2D triangle mesh split into three quadrilaterals (a vertex, two edge midpoints and the
+/// centroid), as Gmsh does: the dual graph has a triangle inside every old triangle, so it is not bipartite.
+inline RawMesh split_into_quads(const RawMesh& tri) {
+  RawMesh raw;
+  raw.source = "quads-from-triangles";
+  raw.dim = 2;
+  raw.x = tri.x;
+  raw.y = tri.y;
+  raw.z = tri.z;
+  raw.node_tag = tri.node_tag;
+  auto add_node = [&](double x, double y) {
+    raw.x.push_back(x);
+    raw.y.push_back(y);
+    raw.z.push_back(0);
+    raw.node_tag.push_back(static_cast<std::int64_t>(raw.x.size()));
+    return static_cast<index_t>(raw.x.size() - 1);
+  };
+  std::map<std::pair<index_t, index_t>, index_t> midpoint;
+  auto mid = [&](index_t a, index_t b) {
+    const auto key = std::minmax(a, b);
+    if (auto it = midpoint.find(key); it != midpoint.end()) return it->second;
+    return midpoint[key] = add_node((raw.x[a] + raw.x[b]) / 2, (raw.y[a] + raw.y[b]) / 2);
+  };
+  std::int64_t tag = 1;
+  for (index_t e = 0; e < tri.num_elements(); ++e) {
+    const index_t* v = &tri.element_vertices[tri.element_vertex_begin[e]];
+    const index_t center = add_node((raw.x[v[0]] + raw.x[v[1]] + raw.x[v[2]]) / 3, (raw.y[v[0]] + raw.y[v[1]] + raw.y[v[2]]) / 3);
+    for (int k = 0; k < 3; ++k) {
+      const index_t a = v[k], b = v[(k + 1) % 3], c = v[(k + 2) % 3];
+      const index_t q[4] = {a, mid(a, b), center, mid(c, a)};
+      raw.add_element(ElementType::quadrilateral, q, tag++);
+    }
+  }
+  raw.group_names = tri.group_names;
   return raw;
 }
 

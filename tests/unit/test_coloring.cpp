@@ -25,6 +25,8 @@ std::vector<Case> cases() {
   std::vector<Case> c;
   c.push_back({"triangles", build_mesh(test::square_grid(40, true)), 3});
   c.push_back({"quadrilaterals", build_mesh(test::square_grid(40, false)), 4});
+  c.push_back({"quadrilaterals split from triangles", build_mesh(test::split_into_quads(test::square_grid(40, true))), 4});
+  c.push_back({"closed sphere", build_mesh(test::icosphere(5)), 3});
   c.push_back({"tetrahedra", build_mesh(test::cube_grid(6, test::CellSplit::tetrahedra)), 4});
   c.push_back({"prisms", build_mesh(test::cube_grid(7, test::CellSplit::prisms)), 5});
   c.push_back({"hexahedra", build_mesh(test::cube_grid(8, test::CellSplit::hexahedra)), 6});
@@ -109,6 +111,21 @@ TEST(Coloring, PetersenDualFallsBackToFourColors) {
     const FaceColoring kempe = color_faces(m, {"kempe", seed});
     EXPECT_EQ(kempe.num_colors, 4);
     EXPECT_EQ(kempe.status, ColoringStatus::fallback);
+  }
+}
+
+TEST(Coloring, ClosedSphereGetsExactlyThree) {
+  // No boundary to absorb a parity defect: defects can only cancel each other. A closed sphere's dual is
+  // planar, cubic and bridgeless, so 3 colors exist (Tait, the four color theorem); kempe must find them.
+  const Mesh m = build_mesh(test::icosphere(4));
+  ASSERT_EQ(m.num_boundary_faces(), 0);
+  ASSERT_EQ(m.num_faces(), 3 * m.num_elements() / 2);
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    const FaceColoring c = color_faces(m, {"kempe", seed});
+    EXPECT_EQ(c.num_colors, 3) << "seed " << seed;
+    EXPECT_EQ(c.status, ColoringStatus::optimal) << "seed " << seed;
+    // A 3-coloring of a cubic graph makes every class a perfect matching: exactly a third of the faces each.
+    EXPECT_THAT(c.faces_per_color(), ::testing::Each(m.num_faces() / 3)) << "seed " << seed;
   }
 }
 
