@@ -20,7 +20,7 @@ meshes=(
   "tetC|box --type tet -n 900000|900,575 / 1,835,248|65.05|"
   "hexB|box --type hex -n 355914|355,914 / 1,076,868|29.49|"
   "prism|box --type prism -n 1105955|1,105,955 / 3,038,451|35.07|"
-  "hybridB|box --type hybrid -n 469680|469,680 / 1,269,246|14.05|"
+  "hybridB|box --type hybrid -n 469680 --seed 2|469,680 / 1,269,246|14.05|"
   "sphereC|sphere -n 754960|754,960 / 1,132,440|123.15|"
   "torus|torus -n 654666|654,666 / 981,999 (hand)|2,868.63|"
 )

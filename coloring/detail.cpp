@@ -9,7 +9,16 @@ namespace {
 constexpr index_t no_face = -1;
 }  // namespace
 
-DualGraph::DualGraph(const Mesh& m) : num_elements(m.num_elements()), num_faces(m.num_faces()) {
+DualGraph::DualGraph(const Mesh& m, bool breadth_first) : num_elements(m.num_elements()), num_faces(m.num_faces()) {
+  if (!breadth_first) {
+    left = m.face_left;
+    right = m.face_right;
+    face_begin = m.element_face_begin;
+    faces = m.element_faces;
+    mesh_face.resize(num_faces);
+    for (index_t f = 0; f < num_faces; ++f) mesh_face[f] = f;
+    return;
+  }
   std::vector<index_t> new_element(num_elements, no_element), order;
   std::vector<index_t> new_face(num_faces, no_face);
   order.reserve(num_elements);

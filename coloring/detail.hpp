@@ -42,7 +42,8 @@ struct DualGraph {
   index_t num_elements = 0, num_faces = 0;
   std::vector<index_t> left, right, face_begin, faces, mesh_face;
 
-  explicit DualGraph(const Mesh& m);
+  /// `breadth_first` false keeps the mesh's numbering (a plain copy, for algorithms that walk no chains).
+  explicit DualGraph(const Mesh& m, bool breadth_first = true);
   /// Colors in the mesh's face numbering.
   std::vector<std::int8_t> to_mesh(const std::vector<std::int8_t>& color) const;
 };
