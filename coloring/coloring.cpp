@@ -29,16 +29,15 @@ using detail::DualGraph;
 using detail::Random;
 using detail::make_result;
 using detail::max_faces;
+using detail::no_face;
 
 /// The most colors a slot-based algorithm tracks per element: hexahedra need 6, Misra-Gries 7, a multigraph 8.
 constexpr int max_slot_colors = 8;
-/// Chain walks are first tried with a length limit (faces): most conflicts have a short chain somewhere, and
-/// any chain that does the job will do.
-constexpr std::size_t short_chain = 24;
 constexpr std::size_t no_limit = std::numeric_limits<std::size_t>::max();
-constexpr std::array<std::size_t, 4> chain_limits = {short_chain, 256, 4096, no_limit};
+/// Interchanges are tried with growing chain length limits (faces): most conflicts have a short chain
+/// somewhere, any chain that does the job will do, and short ones stay in cache.
+constexpr std::array<std::size_t, 4> chain_limits = {24, 256, 4096, no_limit};
 constexpr int no_color = -1;
-constexpr index_t no_face = -1;
 constexpr index_t too_long = -2;  ///< a chain walk that passed its length limit
 
 
@@ -100,7 +99,7 @@ class SlotColoring {
   /// where it ends (no_element at a ghost). `start` must miss b, so the chain is a path. A walk longer than
   /// `limit` faces stops early and returns `too_long`.
   index_t chain(index_t start, int a, int b, std::vector<index_t>& faces,
-                std::size_t limit = std::numeric_limits<std::size_t>::max()) const {
+                std::size_t limit = no_limit) const {
     faces.clear();
     index_t e = start;
     int c = a;
@@ -190,15 +189,23 @@ bool color_by_double_chain(SlotColoring& s, index_t f, std::vector<index_t>& fir
   return false;
 }
 
-/// Moves the parity of defect f elsewhere: flips an a/c chain of at most `limit` faces from one of its elements
-/// x, where a is a color x misses and c one that both ends of f have. x then misses c instead of a, and the
-/// chain's far end (the boundary, or another defect) takes the difference. By the parity lemma a lone defect
-/// can only be placed by exchanging parity with the boundary or with other defects, and chain flips are what
-/// carries it there, at any distance, for the price of one walk. Options are tried in random order; returns
-/// false when every chain is longer than `limit`.
-bool flip_random_chain(SlotColoring& s, index_t f, Random& random, std::vector<index_t>& path, std::size_t limit) {
+/// Colors face f by one interchange or two (above), trying every chain length limit in turn: short chains
+/// first, since on closed surfaces the chain that closes on f can run around the whole mesh.
+bool color_by_interchange(SlotColoring& s, index_t f, std::vector<index_t>& path, std::vector<index_t>& path2) {
+  for (const std::size_t limit : chain_limits)
+    if (color_by_kempe_chain(s, f, path, limit) || color_by_double_chain(s, f, path, path2, limit)) return true;
+  return false;
+}
+
+/// Moves the parity of defect f elsewhere: flips a random a/c chain from one of its elements x, where a is a
+/// color x misses and c one that both ends of f have. x then misses c instead of a, and the chain's far end
+/// (the boundary, or another defect) takes the difference. By the parity lemma a lone defect can only be placed
+/// by exchanging parity with the boundary or with other defects, and chain flips are what carries it there, at
+/// any distance, for the price of one walk. Chains of any length: preferring short ones keeps the parity near
+/// the defect, and then it is never placed (measured on quadD and the closed surfaces).
+void flip_random_chain(SlotColoring& s, index_t f, Random& random, std::vector<index_t>& path) {
   std::array<std::array<int, 3>, 2 * max_slot_colors * max_slot_colors> options{};
-  int count = 0;
+  unsigned count = 0;
   for (int side = 0; side < 2; ++side) {
     const index_t x = side == 0 ? s.left(f) : s.right(f), y = s.other(f, x);
     if (x == no_element || y == no_element) continue;
@@ -208,16 +215,10 @@ bool flip_random_chain(SlotColoring& s, index_t f, Random& random, std::vector<i
       for (unsigned mc = s.full() & ~free_x & ~free_y; mc; mc &= mc - 1)
         options[count++] = {side, std::countr_zero(ma), std::countr_zero(mc)};
   }
-  for (; count > 0; --count) {
-    const unsigned k = random.below(static_cast<unsigned>(count));
-    const auto [side, a, c] = options[k];
-    options[k] = options[count - 1];
-    const index_t x = side == 0 ? s.left(f) : s.right(f);
-    if (s.chain(x, c, a, path, limit) == too_long) continue;
-    s.flip(path, c, a);
-    return true;
-  }
-  return false;
+  if (count == 0) return;
+  const auto [side, a, c] = options[random.below(count)];
+  s.chain(side == 0 ? s.left(f) : s.right(f), c, a, path);
+  s.flip(path, c, a);
 }
 
 /// Misra-Gries: colors the uncolored face f using the palette, which must exceed the largest degree (Vizing).
@@ -394,7 +395,7 @@ int pick_greedy_color(const SlotColoring& s, const DualGraph& m, index_t f, unsi
   return random.pick(best_mask);
 }
 
-FaceColoring run_kempe_impl(const Mesh& mesh, std::uint64_t seed) {
+FaceColoring run_kempe(const Mesh& mesh, std::uint64_t seed) {
   const DualGraph m(mesh);
   const index_t nf = m.num_faces;
   const int target = max_faces(mesh);
@@ -410,7 +411,9 @@ FaceColoring run_kempe_impl(const Mesh& mesh, std::uint64_t seed) {
       s.set(f, std::has_single_bit(free) ? std::countr_zero(free) : pick_greedy_color(s, m, f, free, random));
     } else {
       conflicts.push_back(f);
-      if (!color_by_kempe_chain(s, f, path, short_chain) && !color_by_kempe_chain(s, f, path, no_limit) &&
+      // Not color_by_interchange: its short double interchanges here leave harder defects on closed surfaces
+      // (torus, 30 seeds: 1 fallback against none).
+      if (!color_by_kempe_chain(s, f, path, chain_limits.front()) && !color_by_kempe_chain(s, f, path, no_limit) &&
           !color_by_double_chain(s, f, path, path2, no_limit))
         hard.push_back(f);
     }
@@ -430,13 +433,8 @@ FaceColoring run_kempe_impl(const Mesh& mesh, std::uint64_t seed) {
         s.set(f, random.pick(free));
         break;
       }
-      // Short chains first: on closed surfaces the chain that closes on f can run around the whole mesh.
-      bool placed = false;
-      for (const std::size_t limit : chain_limits)
-        if ((placed = color_by_kempe_chain(s, f, path, limit) || color_by_double_chain(s, f, path, path2, limit))) break;
-      if (placed) break;
-      // A chain of any length: preferring short ones keeps parity near the defect and fails (measured).
-      flip_random_chain(s, f, random, path, no_limit);
+      if (color_by_interchange(s, f, path, path2)) break;
+      flip_random_chain(s, f, random, path);
     }
   }
   bool minimum = true;
@@ -459,8 +457,6 @@ FaceColoring run_kempe_impl(const Mesh& mesh, std::uint64_t seed) {
 
 }  // namespace
 
-FaceColoring detail::run_kempe(const Mesh& mesh, std::uint64_t seed) { return run_kempe_impl(mesh, seed); }
-
 std::string_view status_name(ColoringStatus status) {
   switch (status) {
     case ColoringStatus::optimal: return "optimal";
@@ -479,7 +475,7 @@ std::vector<index_t> FaceColoring::faces_per_color() const {
 const std::vector<ColoringAlgorithm>& coloring_algorithms() {
   static const std::vector<ColoringAlgorithm> table = {
       {"kempe", "random greedy, then Kempe-chain interchanges and bounded conflict walks (default; the fewest colors)",
-       detail::run_kempe},
+       run_kempe},
       {"greedy", "first fit in face order (the papers' baseline: more colors, unbalanced)", run_greedy},
       {"misra-gries", "Misra-Gries fan rotation: at most one color more than the fewest (Vizing's bound)",
        run_misra_gries},

@@ -5,10 +5,6 @@
 
 namespace kempe::detail {
 
-namespace {
-constexpr index_t no_face = -1;
-}  // namespace
-
 DualGraph::DualGraph(const Mesh& m, bool breadth_first) : num_elements(m.num_elements()), num_faces(m.num_faces()) {
   if (!breadth_first) {
     left = m.face_left;

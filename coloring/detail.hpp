@@ -9,6 +9,9 @@
 
 namespace kempe::detail {
 
+/// An empty slot or no face.
+inline constexpr index_t no_face = -1;
+
 /// splitmix64: a small, fast, well-mixed generator; the same seed gives the same coloring on every machine.
 class Random {
  public:
@@ -52,7 +55,5 @@ struct DualGraph {
 int max_faces(const Mesh& m);
 /// A finished coloring: counts its colors and sets the status against the fewest possible.
 FaceColoring make_result(const Mesh& m, const char* algorithm, std::vector<std::int8_t> color);
-/// Kempe's pipeline (the default algorithm).
-FaceColoring run_kempe(const Mesh& mesh, std::uint64_t seed);
 
 }  // namespace kempe::detail
