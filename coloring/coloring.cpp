@@ -395,7 +395,9 @@ int pick_greedy_color(const SlotColoring& s, const DualGraph& m, index_t f, unsi
   return random.pick(best_mask);
 }
 
-FaceColoring run_kempe(const Mesh& mesh, std::uint64_t seed) {
+}  // namespace
+
+FaceColoring detail::run_kempe(const Mesh& mesh, std::uint64_t seed) {
   const DualGraph m(mesh);
   const index_t nf = m.num_faces;
   const int target = max_faces(mesh);
@@ -455,8 +457,6 @@ FaceColoring run_kempe(const Mesh& mesh, std::uint64_t seed) {
   return result;
 }
 
-}  // namespace
-
 std::string_view status_name(ColoringStatus status) {
   switch (status) {
     case ColoringStatus::optimal: return "optimal";
@@ -475,10 +475,12 @@ std::vector<index_t> FaceColoring::faces_per_color() const {
 const std::vector<ColoringAlgorithm>& coloring_algorithms() {
   static const std::vector<ColoringAlgorithm> table = {
       {"kempe", "random greedy, then Kempe-chain interchanges and bounded conflict walks (default; the fewest colors)",
-       run_kempe},
+       detail::run_kempe},
       {"greedy", "first fit in face order (the papers' baseline: more colors, unbalanced)", run_greedy},
       {"misra-gries", "Misra-Gries fan rotation: at most one color more than the fewest (Vizing's bound)",
        run_misra_gries},
+      {"tait", "Tait reduction and restoration with bicolor cycles (closed triangle surfaces only; quadratic effort)",
+       detail::run_tait, detail::not_a_closed_triangle_surface},
   };
   return table;
 }
@@ -492,6 +494,10 @@ FaceColoring color_faces(const Mesh& mesh, const ColoringOptions& options) {
     for (const auto& a : coloring_algorithms()) known += (known.empty() ? "" : ", ") + std::string(a.name);
     throw std::invalid_argument("unknown coloring algorithm '" + options.algorithm + "'; known: " + known);
   }
+  if (algorithm->cannot_color)
+    if (const std::string why = algorithm->cannot_color(mesh); !why.empty())
+      throw std::invalid_argument("coloring algorithm '" + options.algorithm + "' cannot color this mesh: " + why +
+                                  "; use kempe");
   const auto t0 = std::chrono::steady_clock::now();
   FaceColoring result = algorithm->run(mesh, options.seed);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

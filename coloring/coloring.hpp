@@ -35,7 +35,7 @@ struct FaceColoring {
 };
 
 struct ColoringOptions {
-  std::string algorithm = "kempe";  ///< a name from coloring_algorithms(): kempe, greedy, misra-gries
+  std::string algorithm = "kempe";  ///< a name from coloring_algorithms(): kempe, greedy, misra-gries, tait
   std::uint64_t seed = 1;
 };
 
@@ -44,6 +44,9 @@ struct ColoringAlgorithm {
   std::string_view name;
   std::string_view description;
   FaceColoring (*run)(const Mesh&, std::uint64_t seed);
+  /// Null when the algorithm colors every mesh; else why it cannot color this one, empty when it can (tait:
+  /// closed triangle surfaces only). color_faces throws std::invalid_argument with that reason.
+  std::string (*cannot_color)(const Mesh&) = nullptr;
 };
 const std::vector<ColoringAlgorithm>& coloring_algorithms();
 

@@ -13,6 +13,8 @@ DualGraph::DualGraph(const Mesh& m, bool breadth_first) : num_elements(m.num_ele
     faces = m.element_faces;
     mesh_face.resize(num_faces);
     for (index_t f = 0; f < num_faces; ++f) mesh_face[f] = f;
+    mesh_element.resize(num_elements);
+    for (index_t e = 0; e < num_elements; ++e) mesh_element[e] = e;
     return;
   }
   std::vector<index_t> new_element(num_elements, no_element), order;
@@ -55,6 +57,7 @@ DualGraph::DualGraph(const Mesh& m, bool breadth_first) : num_elements(m.num_ele
     for (index_t k = m.element_face_begin[e]; k < m.element_face_begin[e + 1]; ++k) faces[out++] = new_face[m.element_faces[k]];
     face_begin[i + 1] = out;
   }
+  mesh_element = std::move(order);
 }
 
 

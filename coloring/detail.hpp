@@ -3,6 +3,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "coloring/coloring.hpp"
@@ -40,16 +41,24 @@ class Random {
 /// to element; in the file's numbering neighbours can lie anywhere in memory (Rect E: 5.9 s, 3x slower, almost
 /// all of it cache misses), in this one they lie close together. Arrays: left, right [faces] (right =
 /// no_element for a boundary face's ghost); face_begin [elements + 1] and faces [face slots], CSR of each
-/// element's faces; mesh_face [faces] gives each face's index in the mesh.
+/// element's faces (in the element's local face order); mesh_face [faces] and mesh_element [elements] give each
+/// face's and element's index in the mesh.
 struct DualGraph {
   index_t num_elements = 0, num_faces = 0;
-  std::vector<index_t> left, right, face_begin, faces, mesh_face;
+  std::vector<index_t> left, right, face_begin, faces, mesh_face, mesh_element;
 
   /// `breadth_first` false keeps the mesh's numbering (a plain copy, for algorithms that walk no chains).
   explicit DualGraph(const Mesh& m, bool breadth_first = true);
   /// Colors in the mesh's face numbering.
   std::vector<std::int8_t> to_mesh(const std::vector<std::int8_t>& color) const;
 };
+
+/// The registered algorithms that others call: kempe is tait's fallback.
+FaceColoring run_kempe(const Mesh& mesh, std::uint64_t seed);
+FaceColoring run_tait(const Mesh& mesh, std::uint64_t seed);
+/// Empty when every element is a triangle and every face lies between two of them (a closed surface, whose
+/// dual is cubic); else what is wrong, for the error message.
+std::string not_a_closed_triangle_surface(const Mesh& mesh);
 
 /// The fewest colors possible: the largest face count of any element.
 int max_faces(const Mesh& m);

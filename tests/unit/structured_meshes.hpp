@@ -125,6 +125,34 @@ inline RawMesh icosphere(int levels) {
   return raw;
 }
 
+/// A closed torus (genus 1): an n x m grid of quadrilaterals wrapped both ways, each split into two triangles
+/// along alternating diagonals, on the torus of radii 2 and 1. No boundary; its dual graph is cubic.
+inline RawMesh torus_grid(int n, int m) {
+  RawMesh raw;
+  raw.source = "torus grid";
+  raw.dim = 2;
+  const double pi = std::acos(-1.0);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < m; ++j) {
+      const double u = 2 * pi * i / n, v = 2 * pi * j / m;
+      raw.x.push_back((2 + std::cos(v)) * std::cos(u));
+      raw.y.push_back((2 + std::cos(v)) * std::sin(u));
+      raw.z.push_back(std::sin(v));
+      raw.node_tag.push_back(static_cast<std::int64_t>(raw.x.size()));
+    }
+  auto node = [&](int i, int j) { return static_cast<index_t>(((i + n) % n) * m + (j + m) % m); };
+  std::int64_t tag = 1;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < m; ++j) {
+      const index_t a = node(i, j), b = node(i + 1, j), c = node(i + 1, j + 1), d = node(i, j + 1);
+      const std::array<index_t, 3> t1 = (i + j) % 2 ? std::array<index_t, 3>{a, b, c} : std::array<index_t, 3>{a, b, d};
+      const std::array<index_t, 3> t2 = (i + j) % 2 ? std::array<index_t, 3>{a, c, d} : std::array<index_t, 3>{b, c, d};
+      raw.add_element(ElementType::triangle, t1.data(), tag++);
+      raw.add_element(ElementType::triangle, t2.data(), tag++);
+    }
+  return raw;
+}
+
 /// Each triangle of a 2D triangle mesh split into three quadrilaterals (a vertex, two edge midpoints and the
 /// centroid), as Gmsh does: the dual graph has a triangle inside every old triangle, so it is not bipartite.
 inline RawMesh split_into_quads(const RawMesh& tri) {

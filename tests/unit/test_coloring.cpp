@@ -37,6 +37,10 @@ TEST(Coloring, EveryAlgorithmIsValidOnEveryElementType) {
   for (const Case& c : cases()) {
     EXPECT_EQ(c.mesh.max_faces_per_element(), c.fewest) << c.name;
     for (const auto& algorithm : coloring_algorithms()) {
+      if (algorithm.cannot_color && !algorithm.cannot_color(c.mesh).empty()) {
+        EXPECT_THROW(color_faces(c.mesh, {std::string(algorithm.name), 3}), std::invalid_argument) << c.name;
+        continue;
+      }
       const FaceColoring result = color_faces(c.mesh, {std::string(algorithm.name), 3});
       EXPECT_EQ(check_coloring(c.mesh, result.color, result.num_colors), "") << c.name << " " << algorithm.name;
       EXPECT_EQ(result.target_colors, c.fewest);
@@ -107,10 +111,47 @@ TEST(Coloring, PetersenDualFallsBackToFourColors) {
     EXPECT_EQ(check_coloring(m, result.color, result.num_colors), "") << algorithm.name;
     EXPECT_GE(result.num_colors, 4) << algorithm.name;  // no 3-coloring exists
   }
+  const FaceColoring tait = color_faces(m, {"tait", 1});
+  EXPECT_THAT(tait.algorithm, HasSubstr("colored by kempe"));  // the irreducible remainder has no 3-coloring
+  EXPECT_EQ(tait.status, ColoringStatus::fallback);
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
     const FaceColoring kempe = color_faces(m, {"kempe", seed});
     EXPECT_EQ(kempe.num_colors, 4);
     EXPECT_EQ(kempe.status, ColoringStatus::fallback);
+  }
+}
+
+TEST(Coloring, TaitColorsClosedSurfacesWithThree) {
+  // Reduction by edge collapses down to a tetrahedron (sphere) or an irreducible torus triangulation, exact
+  // coloring of that, and restoration with bicolor cycles: no kempe fallback on these.
+  for (const auto& [name, raw] : {std::pair{"icosphere", test::icosphere(3)}, std::pair{"torus", test::torus_grid(24, 16)}}) {
+    const Mesh m = build_mesh(raw);
+    ASSERT_EQ(m.num_boundary_faces(), 0) << name;
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+      const FaceColoring c = color_faces(m, {"tait", seed});
+      EXPECT_EQ(c.algorithm, "tait") << name << " seed " << seed;  // restored, not colored by the fallback
+      EXPECT_EQ(c.status, ColoringStatus::optimal) << name << " seed " << seed;
+      EXPECT_THAT(c.faces_per_color(), ::testing::Each(m.num_faces() / 3)) << name << " seed " << seed;
+      EXPECT_EQ(c.color, color_faces(m, {"tait", seed}).color) << "reproducible for a seed";
+    }
+  }
+}
+
+TEST(Coloring, TaitRefusesMeshesWithBoundaryOrOtherElements) {
+  // A cube's surface: closed, but its faces are quadrilaterals.
+  RawMesh cube = test::make_raw(2, {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}});
+  for (const auto& q : {std::array<index_t, 4>{0, 3, 2, 1}, {4, 5, 6, 7}, {0, 1, 5, 4}, {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}})
+    cube.add_element(ElementType::quadrilateral, q.data(), static_cast<std::int64_t>(cube.element_type.size() + 1));
+  for (const Mesh& m : {build_mesh(test::square_grid(4, true)), build_mesh(cube)}) {
+    try {
+      color_faces(m, {"tait", 1});
+      ADD_FAILURE() << "tait accepted a mesh that is not a closed triangle surface";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_THAT(e.what(), HasSubstr("closed triangle surfaces"));
+      EXPECT_THAT(e.what(), m.num_boundary_faces() ? HasSubstr("16 boundary faces and 0 elements")
+                                                   : HasSubstr("0 boundary faces and 6 elements that are not"));
+      EXPECT_THAT(e.what(), HasSubstr("use kempe"));
+    }
   }
 }
 
@@ -157,6 +198,7 @@ TEST(Coloring, FuzzedMeshesAlwaysGetValidColorings) {
     if (raw.num_elements() == 0) continue;
     const Mesh m = build_mesh(raw);
     for (const auto& algorithm : coloring_algorithms()) {
+      if (algorithm.cannot_color && !algorithm.cannot_color(m).empty()) continue;  // tait: a grid with holes has a boundary
       const FaceColoring result = color_faces(m, {std::string(algorithm.name), static_cast<std::uint64_t>(trial)});
       EXPECT_EQ(check_coloring(m, result.color, result.num_colors), "") << "trial " << trial << " " << algorithm.name;
       if (algorithm.name == "kempe") {
