@@ -44,8 +44,8 @@ constexpr int max_swaps_per_step = 256;
 /// the coarse surfaces free of huge fans. Doubled whenever a round collapses little.
 constexpr int first_degree_cap = 9;
 /// Effort bound of the restoration, in faces walked along bicolor cycles: a floor plus so many per face.
-constexpr std::int64_t tait_work_floor = 20'000'000;
-constexpr std::int64_t tait_work_per_face = 400;
+constexpr std::int64_t tait_work_floor = 50'000'000;
+constexpr std::int64_t tait_work_per_face = 100;
 /// Backtracking nodes allowed for the irreducible remainder (a tetrahedron or a few dozen triangles).
 constexpr std::int64_t max_remainder_nodes = 1 << 22;
 
@@ -448,7 +448,8 @@ FaceColoring run_tait(const Mesh& mesh, std::uint64_t seed) {
   const DualGraph g(mesh);
   Tait tait(mesh, g, seed);
   const std::vector<index_t> remainder = tait.reduce();
-  // The same effort bound as kempe's, in faces walked along bicolor cycles: linear in the mesh size.
+  // Effort bound in faces walked along bicolor cycles, linear in the mesh size: a quarter of kempe's per face,
+  // since restoration that needs more is on its quadratic way (docs/benchmarks.md), with a higher floor.
   const std::int64_t budget = tait_work_floor + tait_work_per_face * static_cast<std::int64_t>(g.num_faces);
   const bool colored = tait.color_remainder(remainder) && tait.restore(budget);
   if (!colored) {
