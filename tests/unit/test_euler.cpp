@@ -1,0 +1,177 @@
+// Euler physics: the numerical fluxes (consistency, conservation, rotational invariance, what each resolves
+// exactly), the flux registry, and the exact Riemann solver the shock-tube tests compare against.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <random>
+
+#include "exact_riemann.hpp"
+#include "kernels/euler.hpp"
+
+namespace kempe {
+namespace {
+
+using euler::Flux;
+using euler::num_vars;
+using ::testing::HasSubstr;
+using State = std::array<double, num_vars>;
+
+constexpr double gamma_air = 1.4;
+
+State state(double rho, double vx, double vy, double p) {
+  State u;
+  euler::conserved(rho, vx, vy, p, gamma_air, u.data());
+  return u;
+}
+
+State flux(Flux f, const State& ul, const State& ur, double nx, double ny) {
+  State out;
+  euler::numerical_flux(f, ul.data(), ur.data(), nx, ny, gamma_air, out.data());
+  return out;
+}
+
+State physical_normal_flux(const State& u, double nx, double ny) {
+  State fx, fy, out;
+  euler::physical_flux(u.data(), gamma_air, fx.data(), fy.data());
+  for (int k = 0; k < num_vars; ++k) out[k] = fx[k] * nx + fy[k] * ny;
+  return out;
+}
+
+/// Random physical states: densities and pressures over three decades, speeds up to Mach ~3.
+std::vector<State> random_states(int n) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> log_scale(-1.5, 1.5), speed(-3, 3);
+  std::vector<State> out;
+  for (int i = 0; i < n; ++i)
+    out.push_back(state(std::pow(10, log_scale(rng)), speed(rng), speed(rng), std::pow(10, log_scale(rng))));
+  return out;
+}
+
+double scale(const State& a) {
+  double m = 1;
+  for (double v : a) m = std::max(m, std::abs(v));
+  return m;
+}
+
+TEST(EulerFlux, EveryFluxIsConsistentConservativeAndRotationInvariant) {
+  const auto states = random_states(40);
+  for (const euler::FluxInfo& info : euler::fluxes) {
+    for (std::size_t i = 0; i + 1 < states.size(); ++i) {
+      const State& ul = states[i];
+      const State& ur = states[i + 1];
+      const double angle = 0.37 * static_cast<double>(i), nx = std::cos(angle), ny = std::sin(angle);
+      // Consistency: F(u, u, n) = F(u) . n.
+      const State same = flux(info.flux, ul, ul, nx, ny), exact = physical_normal_flux(ul, nx, ny);
+      for (int k = 0; k < num_vars; ++k) EXPECT_NEAR(same[k], exact[k], 1e-13 * scale(exact)) << info.name;
+      // Conservation: what leaves the left element enters the right one.
+      const State forward = flux(info.flux, ul, ur, nx, ny), backward = flux(info.flux, ur, ul, -nx, -ny);
+      for (int k = 0; k < num_vars; ++k) EXPECT_NEAR(forward[k], -backward[k], 1e-12 * scale(forward)) << info.name;
+      // Rotational invariance: rotate both states and the normal by 0.9 rad; the flux rotates with them.
+      const double c = std::cos(0.9), s = std::sin(0.9);
+      auto rotate = [&](const State& u) {
+        State r = u;
+        r[euler::momentum_x] = c * u[euler::momentum_x] - s * u[euler::momentum_y];
+        r[euler::momentum_y] = s * u[euler::momentum_x] + c * u[euler::momentum_y];
+        return r;
+      };
+      const State rotated = flux(info.flux, rotate(ul), rotate(ur), c * nx - s * ny, s * nx + c * ny);
+      const State expected = rotate(forward);
+      for (int k = 0; k < num_vars; ++k) EXPECT_NEAR(rotated[k], expected[k], 1e-12 * scale(forward)) << info.name;
+    }
+  }
+}
+
+TEST(EulerFlux, HllcAndRoeKeepAStationaryContactExactly) {
+  // Density jump at rest with equal pressures: the exact flux is pressure only, (0, p nx, p ny, 0).
+  const State ul = state(1.0, 0, 0, 0.7), ur = state(0.125, 0, 0, 0.7);
+  const double nx = 0.6, ny = 0.8;
+  for (const Flux f : {Flux::hllc, Flux::roe}) {
+    const State out = flux(f, ul, ur, nx, ny);
+    EXPECT_NEAR(out[euler::density], 0, 1e-15);
+    EXPECT_NEAR(out[euler::momentum_x], 0.7 * nx, 1e-15);
+    EXPECT_NEAR(out[euler::momentum_y], 0.7 * ny, 1e-15);
+    EXPECT_NEAR(out[euler::energy], 0, 1e-15);
+  }
+  // Rusanov and HLL diffuse it: a mass flux from the dense side.
+  for (const Flux f : {Flux::rusanov, Flux::hll}) EXPECT_GT(flux(f, ul, ur, nx, ny)[euler::density], 0.01);
+}
+
+TEST(EulerFlux, SupersonicFlowTakesTheUpwindFlux) {
+  // Both states move at Mach ~3 along n: HLL and HLLC return the left physical flux exactly, Roe to
+  // round-off (all its waves run right); Rusanov still adds dissipation.
+  const State ul = state(1.0, 3.5, 0.2, 1.0), ur = state(0.8, 3.2, -0.1, 0.9);
+  const State upwind = physical_normal_flux(ul, 1, 0);
+  for (const Flux f : {Flux::hll, Flux::hllc, Flux::roe}) {
+    const State out = flux(f, ul, ur, 1, 0);
+    for (int k = 0; k < num_vars; ++k) EXPECT_NEAR(out[k], upwind[k], 1e-13 * scale(upwind));
+  }
+  EXPECT_GT(std::abs(flux(Flux::rusanov, ul, ur, 1, 0)[euler::density] - upwind[euler::density]), 1e-3);
+}
+
+TEST(EulerFlux, SinglePrecisionMatchesDouble) {
+  const auto states = random_states(10);
+  for (const euler::FluxInfo& info : euler::fluxes)
+    for (std::size_t i = 0; i + 1 < states.size(); ++i) {
+      std::array<float, num_vars> ul, ur, out;
+      for (int k = 0; k < num_vars; ++k) {
+        ul[k] = static_cast<float>(states[i][k]);
+        ur[k] = static_cast<float>(states[i + 1][k]);
+      }
+      euler::numerical_flux(info.flux, ul.data(), ur.data(), 0.6f, 0.8f, 1.4f, out.data());
+      const State reference = flux(info.flux, states[i], states[i + 1], 0.6, 0.8);
+      for (int k = 0; k < num_vars; ++k) EXPECT_NEAR(out[k], reference[k], 1e-4 * scale(reference)) << info.name;
+    }
+}
+
+TEST(EulerFlux, FluxesAreChosenByNameWithSuggestions) {
+  EXPECT_EQ(euler::flux_from_name("hllc"), Flux::hllc);
+  EXPECT_EQ(euler::flux_from_name("rusanov"), Flux::rusanov);
+  try {
+    euler::flux_from_name("hlcc");
+    ADD_FAILURE();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("unknown flux 'hlcc'; did you mean 'hllc'? known: rusanov, hll, hllc, roe"));
+  }
+  try {
+    euler::flux_from_name("godunov");
+    ADD_FAILURE();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("unknown flux 'godunov'; known: rusanov, hll, hllc, roe"));
+  }
+}
+
+TEST(ExactRiemann, ReproducesToroTable4_3) {
+  // ../shared/reference/cases.md: Toro's tests 1-5, star pressure, velocity and densities.
+  struct Case {
+    test::Primitive left, right;
+    double p, u, rho_l, rho_r;
+  };
+  const Case cases[] = {
+      {{1, 0, 1}, {0.125, 0, 0.1}, 0.30313, 0.92745, 0.42632, 0.26557},
+      {{1, -2, 0.4}, {1, 2, 0.4}, 0.00189, 0, 0.02185, 0.02185},
+      {{1, 0, 1000}, {1, 0, 0.01}, 460.894, 19.5975, 0.57506, 5.99924},
+      {{1, 0, 0.01}, {1, 0, 100}, 46.0950, -6.19633, 5.99242, 0.57511},
+      {{5.99924, 19.5975, 460.894}, {5.99242, -6.19633, 46.0950}, 1691.64, 8.68975, 14.2823, 31.0426},
+  };
+  for (const Case& c : cases) {
+    const test::ExactRiemann r(c.left, c.right, gamma_air);
+    EXPECT_NEAR(r.p_star(), c.p, 5e-5 * std::max(1.0, c.p));
+    EXPECT_NEAR(r.u_star(), c.u, 5e-5 * std::max(1.0, std::abs(c.u)));
+    EXPECT_NEAR(r.rho_star_left(), c.rho_l, 5e-5 * std::max(1.0, c.rho_l));
+    EXPECT_NEAR(r.rho_star_right(), c.rho_r, 5e-5 * std::max(1.0, c.rho_r));
+  }
+  // Sampling: the far states, the star states beside the contact, and a continuous rarefaction fan.
+  const test::ExactRiemann sod({1, 0, 1}, {0.125, 0, 0.1}, gamma_air);
+  EXPECT_DOUBLE_EQ(sod.sample(-5).rho, 1.0);
+  EXPECT_DOUBLE_EQ(sod.sample(5).rho, 0.125);
+  EXPECT_NEAR(sod.sample(sod.u_star() - 1e-9).rho, sod.rho_star_left(), 1e-12);
+  EXPECT_NEAR(sod.sample(sod.u_star() + 1e-9).rho, sod.rho_star_right(), 1e-12);
+  const double head = -std::sqrt(1.4), xi = head + 1e-9;
+  EXPECT_NEAR(sod.sample(xi).rho, 1.0, 1e-8);
+  EXPECT_THROW(test::ExactRiemann({1, -20, 0.4}, {1, 20, 0.4}, gamma_air), std::invalid_argument);  // vacuum
+}
+
+}  // namespace
+}  // namespace kempe
