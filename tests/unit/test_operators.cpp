@@ -5,8 +5,14 @@
 #include <cmath>
 #include <stdexcept>
 
+#include <random>
+#include <vector>
+
 #include "kernels/basis.hpp"
 #include "kernels/quadrature.hpp"
+#include "kernels/triangle.hpp"
+#include "mesh/mesh.hpp"
+#include "structured_meshes.hpp"
 
 namespace kempe {
 namespace {
@@ -126,6 +132,149 @@ TEST(Basis, GradientsMatchFiniteDifferences) {
     const auto [d_dr, d_ds] = basis::mode_gradient(m, -1, 1);
     EXPECT_TRUE(std::isfinite(d_dr) && std::isfinite(d_ds)) << "mode " << m;
   }
+}
+
+}  // namespace
+}  // namespace kempe
+
+// ---- The triangle operators on a real, distorted mesh ----------------------------------------------------
+namespace kempe {
+namespace {
+
+/// A 6 x 6 triangle grid with every interior node moved by up to 0.25 (random, fixed seed).
+Mesh distorted_triangles() {
+  RawMesh raw = test::square_grid(6, true);
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> shift(-0.25, 0.25);
+  for (index_t n = 0; n < raw.num_nodes(); ++n)
+    if (raw.x[n] > 0 && raw.x[n] < 6 && raw.y[n] > 0 && raw.y[n] < 6) {
+      raw.x[n] += shift(rng);
+      raw.y[n] += shift(rng);
+    }
+  return build_mesh(raw);
+}
+
+std::array<double, 3> vertex_coords(const Mesh& m, index_t e, const std::vector<double>& coord) {
+  const index_t* v = &m.element_vertices[m.element_vertex_begin[e]];
+  return {coord[v[0]], coord[v[1]], coord[v[2]]};
+}
+
+/// A polynomial of total degree p in (x, y) with fixed pseudo-random coefficients, and its x-derivative.
+struct Polynomial {
+  int p;
+  double value(double x, double y) const {
+    double sum = 0;
+    for (int a = 0; a <= p; ++a)
+      for (int b = 0; a + b <= p; ++b) sum += (0.3 + 0.1 * a - 0.07 * b) * std::pow(x / 6, a) * std::pow(y / 6, b);
+    return sum;
+  }
+  double d_dx(double x, double y) const {
+    double sum = 0;
+    for (int a = 1; a <= p; ++a)
+      for (int b = 0; a + b <= p; ++b) sum += (0.3 + 0.1 * a - 0.07 * b) * a / 6 * std::pow(x / 6, a - 1) * std::pow(y / 6, b);
+    return sum;
+  }
+};
+
+/// Modal coefficients of g on element e: the L2 projection, c_m = sum_q w_q phi_m(q) g(x(q)) (orthonormal
+/// basis: the Jacobian cancels against the diagonal mass matrix).
+std::vector<double> project(const dg::TriangleOperators& op, const Mesh& m, index_t e, const Polynomial& g) {
+  const auto x = vertex_coords(m, e, m.x), y = vertex_coords(m, e, m.y);
+  std::vector<double> c(op.num_modes, 0.0);
+  for (int q = 0; q < op.num_volume_points; ++q) {
+    const auto [px, py] = dg::triangle_point(x, y, op.volume_r[q], op.volume_s[q]);
+    for (int k = 0; k < op.num_modes; ++k)
+      c[k] += op.volume_weight[q] * op.volume_basis[std::size_t(q) * op.num_modes + k] * g.value(px, py);
+  }
+  return c;
+}
+
+TEST(TriangleOperators, ProjectionReproducesPolynomialsOfTheOrder) {
+  const Mesh m = distorted_triangles();
+  for (int p = 0; p <= basis::max_order; ++p) {
+    const dg::TriangleOperators op = dg::triangle_operators(p);
+    const Polynomial g{p};
+    for (index_t e = 0; e < m.num_elements(); ++e) {
+      const auto c = project(op, m, e, g);
+      const auto x = vertex_coords(m, e, m.x), y = vertex_coords(m, e, m.y);
+      for (int q = 0; q < op.num_volume_points; ++q) {
+        double u = 0;
+        for (int k = 0; k < op.num_modes; ++k) u += c[k] * op.volume_basis[std::size_t(q) * op.num_modes + k];
+        const auto [px, py] = dg::triangle_point(x, y, op.volume_r[q], op.volume_s[q]);
+        ASSERT_NEAR(u, g.value(px, py), 1e-12) << "p = " << p << ", element " << e;
+      }
+    }
+  }
+}
+
+TEST(TriangleOperators, NeighboursSeeTheSameFacePointsAndTraces) {
+  // The neighbour runs along a shared face the other way: its point q is this side's last - q. A continuous
+  // polynomial projected on both elements must then have the same trace at matching points.
+  const Mesh m = distorted_triangles();
+  for (int p = 0; p <= basis::max_order; ++p) {
+    const dg::TriangleOperators op = dg::triangle_operators(p);
+    const Polynomial g{p};
+    const int nq = op.num_face_points, nm = op.num_modes;
+    for (index_t f = 0; f < m.num_faces(); ++f) {
+      const index_t l = m.face_left[f], r = m.face_right[f];
+      if (r == no_element) continue;
+      const int kl = m.face_left_local[f], kr = m.face_right_local[f];
+      const auto cl = project(op, m, l, g), cr = project(op, m, r, g);
+      for (int q = 0; q < nq; ++q) {
+        const int qr = nq - 1 - q;
+        const std::size_t il = std::size_t(kl) * nq + q, ir = std::size_t(kr) * nq + qr;
+        const auto xl = dg::triangle_point(vertex_coords(m, l, m.x), vertex_coords(m, l, m.y), op.face_r[il], op.face_s[il]);
+        const auto xr = dg::triangle_point(vertex_coords(m, r, m.x), vertex_coords(m, r, m.y), op.face_r[ir], op.face_s[ir]);
+        ASSERT_NEAR(xl[0], xr[0], 1e-13) << "face " << f;
+        ASSERT_NEAR(xl[1], xr[1], 1e-13) << "face " << f;
+        double ul = 0, ur = 0;
+        for (int k = 0; k < nm; ++k) {
+          ul += cl[k] * op.face_basis[il * nm + k];
+          ur += cr[k] * op.face_basis[ir * nm + k];
+        }
+        ASSERT_NEAR(ul, ur, 1e-12) << "p = " << p << ", face " << f;
+      }
+    }
+  }
+}
+
+TEST(TriangleOperators, GeometryFactorsSatisfyTheDivergenceTheorem) {
+  // On each element, the integral of dg/dx from the reference gradients and the inverse map equals the
+  // boundary integral of g n_x from the face points, lengths and the mesh's normals.
+  const Mesh m = distorted_triangles();
+  for (int p = 1; p <= basis::max_order; ++p) {
+    const dg::TriangleOperators op = dg::triangle_operators(p);
+    const Polynomial g{p};
+    const int nq = op.num_face_points, nm = op.num_modes;
+    for (index_t e = 0; e < m.num_elements(); ++e) {
+      const auto x = vertex_coords(m, e, m.x), y = vertex_coords(m, e, m.y);
+      const dg::TriangleGeometry geo = dg::triangle_geometry(x, y);
+      EXPECT_NEAR(2 * geo.jacobian, m.volume[e], 1e-13);
+      const auto c = project(op, m, e, g);
+      double volume = 0;
+      for (int q = 0; q < op.num_volume_points; ++q) {
+        double du_dx = 0;
+        for (int k = 0; k < nm; ++k)
+          du_dx += c[k] * (op.volume_grad_r[std::size_t(q) * nm + k] * geo.dr_dx + op.volume_grad_s[std::size_t(q) * nm + k] * geo.ds_dx);
+        const auto [px, py] = dg::triangle_point(x, y, op.volume_r[q], op.volume_s[q]);
+        EXPECT_NEAR(du_dx, g.d_dx(px, py), 1e-11);
+        volume += op.volume_weight[q] * geo.jacobian * du_dx;
+      }
+      double surface = 0;
+      for (int k = 0; k < 3; ++k) {
+        const index_t f = m.element_faces[m.element_face_begin[e] + k];
+        const double nx = m.face_left[f] == e ? m.normal_x[f] : -m.normal_x[f];
+        for (int q = 0; q < nq; ++q) {
+          double u = 0;
+          for (int j = 0; j < nm; ++j) u += c[j] * op.face_basis[(std::size_t(k) * nq + q) * nm + j];
+          surface += op.face_weight[q] * m.face_area[f] / 2 * u * nx;
+        }
+      }
+      ASSERT_NEAR(volume, surface, 1e-12) << "p = " << p << ", element " << e;
+    }
+  }
+  EXPECT_THROW(dg::triangle_operators(basis::max_order + 1), std::invalid_argument);
+  EXPECT_THROW(dg::triangle_geometry({0, 1, 0}, {0, 0, 0}), std::invalid_argument);  // degenerate
 }
 
 }  // namespace
