@@ -17,8 +17,10 @@
 // see no unknown pragma.
 #if defined(_OPENMP)
 #define KEMPE_OMP_PARALLEL_FOR _Pragma("omp parallel for schedule(static)")
+#define KEMPE_OMP_ATOMIC _Pragma("omp atomic")
 #else
 #define KEMPE_OMP_PARALLEL_FOR
+#define KEMPE_OMP_ATOMIC
 #endif
 
 namespace kempe {
@@ -32,6 +34,18 @@ enum class Backend { cpu, cuda };
 /// Number of CUDA devices usable by this process; 0 when the build has no CUDA backend or when the
 /// runtime answers with any error (a machine without a driver reports an error, not zero devices).
 int cuda_device_count();
+
+/// *p += v as one indivisible update: atomicAdd on the GPU, an OpenMP atomic on the CPU (the `atomic` race
+/// strategy; the `colored` one needs none).
+template <class Real>
+KEMPE_HD void atomic_add(Real* p, Real v) {
+#if defined(__CUDA_ARCH__)
+  atomicAdd(p, v);
+#else
+  KEMPE_OMP_ATOMIC
+  *p += v;
+#endif
+}
 
 /// Runs f(i) for i in [0, n) on the CPU with OpenMP; f must be safe to run concurrently for distinct i.
 template <class F>

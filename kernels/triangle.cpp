@@ -38,6 +38,7 @@ TriangleOperators triangle_operators(int order) {
   const quad::Rule face = quad::gauss_legendre(order + 1);
   op.num_face_points = face.size();
   op.face_weight = face.w;
+  op.face_abscissa = face.r;
   const double vertex_r[3] = {-1, 1, -1}, vertex_s[3] = {-1, -1, 1};
   op.face_basis.resize(std::size_t(3) * face.size() * nm);
   op.face_r.resize(std::size_t(3) * face.size());

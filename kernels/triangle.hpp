@@ -18,6 +18,7 @@ struct TriangleOperators {
   std::vector<double> volume_basis;               ///< [volume points][modes]
   std::vector<double> volume_grad_r, volume_grad_s;  ///< [volume points][modes] reference derivatives
   std::vector<double> face_weight;                ///< [face points], summing to 2 (the reference length)
+  std::vector<double> face_abscissa;              ///< [face points] Gauss points on [-1, 1]
   /// [3 local faces][face points][modes]: the basis along local face k, which runs from vertex k to vertex
   /// k + 1 (mod 3) of the element. The neighbour runs along the shared face the other way, so its point q is
   /// this side's point num_face_points - 1 - q (both elements are positively oriented).

@@ -1,0 +1,219 @@
+// The DG Euler solver on triangles, CPU backend: owns the solution, the reference tables and the mesh arrays in
+// the kernels' precision, evaluates the right-hand side with the race strategy asked for, and advances in time
+// with SSP-RK3. The kernels it runs (kernels/dg_K.hpp) are the ones the GPU backend will launch.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/backend.hpp"
+#include "kernels/dg_K.hpp"
+#include "kernels/quadrature.hpp"
+#include "kernels/triangle.hpp"
+#include "mesh/mesh.hpp"
+
+namespace kempe::dg {
+
+template <int P, class Real, euler::Flux F, class Boundary>
+class EulerDG {
+ public:
+  static constexpr int num_modes = basis::num_modes(P);
+  static constexpr int nv = euler::num_vars;
+
+  /// The mesh must hold triangles in the plane; for Scatter::colored its faces must be grouped by color
+  /// (coloring/reorder.hpp: apply_ordering). Throws std::invalid_argument otherwise.
+  EulerDG(const Mesh& mesh, Real gamma, Boundary boundary, Scatter strategy)
+      : k_(mesh.num_elements()), gamma_(gamma), boundary_(boundary), strategy_(strategy) {
+    if (mesh.dim != 2 || mesh.space_dim != 2)
+      throw std::invalid_argument(mesh.source + ": the DG solver needs a 2D mesh in the xy plane");
+    for (const ElementType t : mesh.element_type)
+      if (t != ElementType::triangle)
+        throw std::invalid_argument(mesh.source + ": the DG solver handles triangles only, for now");
+    if (strategy == Scatter::colored && mesh.color_begin.size() < 2)
+      throw std::invalid_argument(mesh.source + ": the colored strategy needs faces grouped by color (apply an ordering)");
+    color_begin_ = mesh.color_begin;
+    const TriangleOperators op = triangle_operators(P);
+    auto convert = [](const std::vector<double>& v) { return std::vector<Real>(v.begin(), v.end()); };
+    volume_weight_ = convert(op.volume_weight);
+    volume_basis_ = convert(op.volume_basis);
+    volume_grad_r_ = convert(op.volume_grad_r);
+    volume_grad_s_ = convert(op.volume_grad_s);
+    face_weight_ = convert(op.face_weight);
+    face_abscissa_ = convert(op.face_abscissa);
+    face_basis_ = convert(op.face_basis);
+    volume_r_ = op.volume_r;
+    volume_s_ = op.volume_s;
+    // Element geometry.
+    for (auto* a : {&jacobian_, &dr_dx_, &dr_dy_, &ds_dx_, &ds_dy_}) a->resize(k_);
+    vx_.resize(std::size_t(k_) * 3);
+    vy_.resize(vx_.size());
+    inradius_.resize(k_);
+    for (index_t e = 0; e < k_; ++e) {
+      const index_t* v = &mesh.element_vertices[mesh.element_vertex_begin[e]];
+      const std::array<double, 3> x{mesh.x[v[0]], mesh.x[v[1]], mesh.x[v[2]]}, y{mesh.y[v[0]], mesh.y[v[1]], mesh.y[v[2]]};
+      const TriangleGeometry geo = triangle_geometry(x, y);
+      jacobian_[e] = Real(geo.jacobian);
+      dr_dx_[e] = Real(geo.dr_dx);
+      dr_dy_[e] = Real(geo.dr_dy);
+      ds_dx_[e] = Real(geo.ds_dx);
+      ds_dy_[e] = Real(geo.ds_dy);
+      double perimeter = 0;
+      for (int j = 0; j < 3; ++j) {
+        vx_[3 * std::size_t(e) + j] = x[j];
+        vy_[3 * std::size_t(e) + j] = y[j];
+        perimeter += std::hypot(x[(j + 1) % 3] - x[j], y[(j + 1) % 3] - y[j]);
+      }
+      inradius_[e] = 2 * mesh.volume[e] / perimeter;
+    }
+    // Faces.
+    const index_t nf = mesh.num_faces();
+    face_left_ = mesh.face_left;
+    face_right_ = mesh.face_right;
+    face_left_local_ = mesh.face_left_local;
+    face_right_local_ = mesh.face_right_local;
+    face_boundary_ = mesh.face_boundary;
+    normal_x_ = convert(mesh.normal_x);
+    normal_y_ = convert(mesh.normal_y);
+    length_ = convert(mesh.face_area);
+    for (auto* a : {&x0_, &y0_, &x1_, &y1_}) a->resize(nf);
+    for (index_t f = 0; f < nf; ++f) {
+      // The left element's local face runs from its vertex k to vertex k + 1.
+      const index_t l = mesh.face_left[f];
+      const int kl = mesh.face_left_local[f];
+      const index_t* v = &mesh.element_vertices[mesh.element_vertex_begin[l]];
+      x0_[f] = Real(mesh.x[v[kl]]);
+      y0_[f] = Real(mesh.y[v[kl]]);
+      x1_[f] = Real(mesh.x[v[(kl + 1) % 3]]);
+      y1_[f] = Real(mesh.y[v[(kl + 1) % 3]]);
+    }
+    c_.assign(std::size_t(nv) * num_modes * k_, Real(0));
+    for (auto* a : {&rhs_, &stage_, &start_}) a->assign(c_.size(), Real(0));
+  }
+
+  index_t num_elements() const { return k_; }
+  Real time() const { return time_; }
+  /// c[var][mode][element].
+  const std::vector<Real>& solution() const { return c_; }
+  std::vector<Real>& solution() { return c_; }
+
+  /// L2 projection of state(x, y, out) (conserved variables) with the degree 2P + 1 volume rule.
+  template <class State>
+  void project(State&& state) {
+    const int nq = static_cast<int>(volume_weight_.size());
+    for (index_t e = 0; e < k_; ++e)
+      for (int q = 0; q < nq; ++q) {
+        const auto [x, y] = point(e, volume_r_[q], volume_s_[q]);
+        double u[nv];
+        state(x, y, u);
+        for (int v = 0; v < nv; ++v)
+          for (int m = 0; m < num_modes; ++m)
+            c_[(std::size_t(v) * num_modes + m) * k_ + e] +=
+                Real(volume_weight_[q] * volume_basis_[std::size_t(q) * num_modes + m] * u[v]);
+      }
+  }
+
+  /// out = dc/dt at `time` for the coefficients c.
+  void rhs(const std::vector<Real>& c, Real time, std::vector<Real>& out) {
+    const Tables<Real> t{volume_weight_.data(), volume_basis_.data(), volume_grad_r_.data(), volume_grad_s_.data(),
+                         face_weight_.data(), face_abscissa_.data(), face_basis_.data()};
+    const Geometry<Real> g{jacobian_.data(), dr_dx_.data(), dr_dy_.data(), ds_dx_.data(), ds_dy_.data()};
+    const Faces<Real> fc{face_left_.data(), face_right_.data(), face_left_local_.data(), face_right_local_.data(),
+                         normal_x_.data(), normal_y_.data(), length_.data(), x0_.data(), y0_.data(), x1_.data(),
+                         y1_.data(), face_boundary_.data()};
+    forall(Backend::cpu, k_, EvalVolume<P, Real>{k_, gamma_, c.data(), out.data(), t, g});
+    if (strategy_ == Scatter::colored) {
+      // One launch per color: no two faces of a color share an element, so no update races (paper 000).
+      for (std::size_t color = 0; color + 1 < color_begin_.size(); ++color)
+        forall(Backend::cpu, color_begin_[color + 1] - color_begin_[color],
+               EvalSurface<P, Real, F, Scatter::colored, Boundary>{k_, color_begin_[color], gamma_, time, c.data(),
+                                                                   out.data(), t, g, fc, boundary_});
+    } else {
+      forall(Backend::cpu, static_cast<index_t>(face_left_.size()),
+             EvalSurface<P, Real, F, Scatter::atomic, Boundary>{k_, 0, gamma_, time, c.data(), out.data(), t, g, fc,
+                                                                boundary_});
+    }
+  }
+
+  /// One step of the third-order strong-stability-preserving Runge-Kutta method (Shu & Osher):
+  /// u1 = u + dt L(u); u2 = 3/4 u + 1/4 (u1 + dt L(u1)); u = 1/3 u + 2/3 (u2 + dt L(u2)).
+  void ssprk3_step(Real dt) {
+    const index_t n = static_cast<index_t>(c_.size());
+    start_ = c_;
+    rhs(c_, time_, rhs_);
+    axpby(n, Real(1), start_.data(), Real(0), c_.data(), dt, rhs_.data(), stage_.data());
+    rhs(stage_, time_ + dt, rhs_);
+    axpby(n, Real(0.75), start_.data(), Real(0.25), stage_.data(), Real(0.25) * dt, rhs_.data(), stage_.data());
+    rhs(stage_, time_ + Real(0.5) * dt, rhs_);
+    axpby(n, Real(1) / 3, start_.data(), Real(2) / 3, stage_.data(), Real(2) / 3 * dt, rhs_.data(), c_.data());
+    time_ += dt;
+  }
+
+  /// The largest stable step for SSP-RK3 at the given CFL number: cfl * min over elements of the inradius over
+  /// (|v| + c) of the cell average, divided by 2P + 1 (the usual DG scaling of the spectral radius).
+  Real stable_dt(double cfl) const {
+    double dt = 1e300;
+    const double mean = 1 / std::sqrt(2.0);  // mode 0 times the constant basis function is the cell average
+    for (index_t e = 0; e < k_; ++e) {
+      double u[nv];
+      for (int v = 0; v < nv; ++v) u[v] = double(c_[std::size_t(v) * num_modes * k_ + e]) * mean;
+      const double p = euler::pressure(u, double(gamma_));
+      const double speed = std::hypot(u[1], u[2]) / u[0] + std::sqrt(double(gamma_) * p / u[0]);
+      dt = std::min(dt, inradius_[e] / speed);
+    }
+    return Real(cfl * dt / (2 * P + 1));
+  }
+
+  /// L2 norm over the mesh of (variable var of the solution) - exact(x, y, out)[var], with the degree-11 rule.
+  template <class Exact>
+  double l2_error(int var, Exact&& exact) const {
+    const quad::Rule rule = quad::triangle_rule(quad::max_triangle_degree);
+    std::vector<double> phi(std::size_t(rule.size()) * num_modes);
+    for (int q = 0; q < rule.size(); ++q)
+      for (int m = 0; m < num_modes; ++m) phi[std::size_t(q) * num_modes + m] = basis::mode(m, rule.r[q], rule.s[q]);
+    double sum = 0;
+    for (index_t e = 0; e < k_; ++e)
+      for (int q = 0; q < rule.size(); ++q) {
+        double uh = 0;
+        for (int m = 0; m < num_modes; ++m)
+          uh += double(c_[(std::size_t(var) * num_modes + m) * k_ + e]) * phi[std::size_t(q) * num_modes + m];
+        const auto [x, y] = point(e, rule.r[q], rule.s[q]);
+        double u[nv];
+        exact(x, y, u);
+        sum += rule.w[q] * double(jacobian_[e]) * (uh - u[var]) * (uh - u[var]);
+      }
+    return std::sqrt(sum);
+  }
+
+ private:
+  std::array<double, 2> point(index_t e, double r, double s) const {
+    const std::array<double, 3> x{vx_[3 * std::size_t(e)], vx_[3 * std::size_t(e) + 1], vx_[3 * std::size_t(e) + 2]};
+    const std::array<double, 3> y{vy_[3 * std::size_t(e)], vy_[3 * std::size_t(e) + 1], vy_[3 * std::size_t(e) + 2]};
+    return triangle_point(x, y, r, s);
+  }
+  /// out = a x + b y + c z, elementwise.
+  static void axpby(index_t n, Real a, const Real* x, Real b, const Real* y, Real c, const Real* z, Real* out) {
+    forall(Backend::cpu, n, [=](index_t i) { out[i] = a * x[i] + b * y[i] + c * z[i]; });
+  }
+
+  index_t k_;
+  Real gamma_;
+  Boundary boundary_;
+  Scatter strategy_;
+  Real time_ = 0;
+  std::vector<index_t> color_begin_;
+  std::vector<Real> volume_weight_, volume_basis_, volume_grad_r_, volume_grad_s_, face_weight_, face_abscissa_, face_basis_;
+  std::vector<double> volume_r_, volume_s_;
+  std::vector<Real> jacobian_, dr_dx_, dr_dy_, ds_dx_, ds_dy_;
+  std::vector<double> vx_, vy_, inradius_;
+  std::vector<index_t> face_left_, face_right_;
+  std::vector<std::int8_t> face_left_local_, face_right_local_;
+  std::vector<std::int32_t> face_boundary_;
+  std::vector<Real> normal_x_, normal_y_, length_, x0_, y0_, x1_, y1_;
+  std::vector<Real> c_, rhs_, stage_, start_;
+};
+
+}  // namespace kempe::dg
