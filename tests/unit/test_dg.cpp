@@ -9,6 +9,7 @@
 
 #include "coloring/coloring.hpp"
 #include "coloring/reorder.hpp"
+#include "kernels/boundary_K.hpp"
 #include "solver/euler_dg.hpp"
 #include "structured_meshes.hpp"
 
@@ -106,6 +107,38 @@ TEST(EulerDG, PreservesAFreeStreamOnADistortedMesh) {
   check_free_stream<3>(mesh);
   check_free_stream<4>(mesh);
   check_free_stream<5>(mesh);
+}
+
+template <int P>
+void check_free_stream_with_every_boundary_kind(const Mesh& mesh) {
+  // Flow along x on [0, 6]^2: a slip wall below, far field above, inflow on the left, outflow on the right.
+  double u[euler::num_vars];
+  euler::conserved(1.1, 0.6, 0.0, 0.8, gamma_air, u);
+  const bc::Kind kind[] = {bc::Kind::wall, bc::Kind::farfield, bc::Kind::inflow, bc::Kind::outflow};
+  std::vector<double> states;
+  for (int g = 0; g < 4; ++g) states.insert(states.end(), u, u + euler::num_vars);
+  const bc::GroupBoundary<double> boundary{kind, states.data(), gamma_air};
+  dg::EulerDG<P, double, euler::Flux::roe, bc::GroupBoundary<double>> solver(mesh, gamma_air, boundary, dg::Scatter::colored);
+  solver.project([&](double, double, double* out) {
+    for (int v = 0; v < euler::num_vars; ++v) out[v] = u[v];
+  });
+  std::vector<double> rhs(solver.solution().size());
+  solver.rhs(solver.solution(), 0, rhs);
+  double largest = 0;
+  for (double r : rhs) largest = std::max(largest, std::abs(r));
+  EXPECT_LT(largest, 1e-13 * (P + 1) * (P + 1)) << "p = " << P;
+}
+
+TEST(EulerDG, PreservesAFreeStreamWithEveryBoundaryKind) {
+  Mesh mesh = solver_mesh(6, 6.0, 0.25);
+  for (index_t f = 0; f < mesh.num_faces(); ++f) {
+    if (mesh.face_right[f] != no_element) continue;
+    // The side of the square the face lies on, from its outward normal: bottom, top, left, right.
+    mesh.face_boundary[f] = mesh.normal_y[f] < -0.5 ? 0 : mesh.normal_y[f] > 0.5 ? 1 : mesh.normal_x[f] < 0 ? 2 : 3;
+  }
+  check_free_stream_with_every_boundary_kind<1>(mesh);
+  check_free_stream_with_every_boundary_kind<3>(mesh);
+  check_free_stream_with_every_boundary_kind<5>(mesh);
 }
 
 TEST(EulerDG, ColoredAndAtomicStrategiesAgree) {

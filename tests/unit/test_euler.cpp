@@ -8,6 +8,7 @@
 #include <random>
 
 #include "exact_riemann.hpp"
+#include "kernels/boundary_K.hpp"
 #include "kernels/euler.hpp"
 
 namespace kempe {
@@ -139,6 +140,47 @@ TEST(EulerFlux, FluxesAreChosenByNameWithSuggestions) {
     ADD_FAILURE();
   } catch (const std::invalid_argument& e) {
     EXPECT_THAT(e.what(), HasSubstr("unknown flux 'godunov'; known: rusanov, hll, hllc, roe"));
+  }
+}
+
+TEST(BoundaryConditions, AWallLetsNothingThroughWithEveryFlux) {
+  for (const State& inside : random_states(20))
+    for (const euler::FluxInfo& info : euler::fluxes) {
+      const double nx = 0.28, ny = -0.96;
+      State ghost;
+      bc::ghost_state(bc::Kind::wall, inside.data(), inside.data(), nx, ny, gamma_air, ghost.data());
+      const State f = flux(info.flux, inside, ghost, nx, ny);
+      EXPECT_NEAR(f[euler::density], 0, 1e-14 * scale(inside)) << info.name;
+      EXPECT_NEAR(f[euler::energy], 0, 1e-13 * scale(inside)) << info.name;
+      // The momentum flux is a pressure along the normal only: no shear on a slip wall.
+      EXPECT_NEAR(f[euler::momentum_x] * ny - f[euler::momentum_y] * nx, 0, 1e-13 * scale(inside)) << info.name;
+    }
+}
+
+TEST(BoundaryConditions, FarfieldIsConsistentAndUpwindWhenSupersonic) {
+  const double nx = 0.6, ny = 0.8;
+  for (const State& u : {state(1.0, 0.3, 0.1, 1.0), state(0.5, -0.2, 0.4, 2.0), state(1.0, 3.0, 4.0, 1.0)}) {
+    State ghost;  // free stream inside and out: the ghost is the free stream
+    bc::ghost_state(bc::Kind::farfield, u.data(), u.data(), nx, ny, gamma_air, ghost.data());
+    for (int v = 0; v < num_vars; ++v) EXPECT_NEAR(ghost[v], u[v], 1e-13 * scale(u));
+  }
+  const State outside = state(1.0, -3.0, -4.0, 1.0), inside = state(0.8, -2.9, -4.1, 0.9);  // Mach ~4 inflow
+  State ghost;
+  bc::ghost_state(bc::Kind::farfield, outside.data(), inside.data(), nx, ny, gamma_air, ghost.data());
+  EXPECT_EQ(ghost, outside);
+  const State out_inside = state(0.8, 3.0, 4.1, 0.9);  // Mach ~4 outflow
+  bc::ghost_state(bc::Kind::farfield, outside.data(), out_inside.data(), nx, ny, gamma_air, ghost.data());
+  EXPECT_EQ(ghost, out_inside);
+  bc::ghost_state(bc::Kind::outflow, outside.data(), inside.data(), nx, ny, gamma_air, ghost.data());
+  EXPECT_EQ(ghost, inside);
+  bc::ghost_state(bc::Kind::inflow, outside.data(), inside.data(), nx, ny, gamma_air, ghost.data());
+  EXPECT_EQ(ghost, outside);
+  EXPECT_EQ(bc::kind_from_name("farfield"), bc::Kind::farfield);
+  try {
+    bc::kind_from_name("wal");
+    ADD_FAILURE();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("unknown boundary condition 'wal'; did you mean 'wall'?"));
   }
 }
 

@@ -1,0 +1,92 @@
+// DG throughput on the CPU backend: DOF updates per second per Runge-Kutta stage for p = 1..5, for the colored
+// and atomic race strategies, on an N x N grid of squares split into triangles (default N = 700: 980k
+// triangles, the size of the 1M-triangle target). A DOF is one modal coefficient of one variable.
+// Threads come from OMP_NUM_THREADS. Prints Markdown rows; bench/dg_throughput.sh runs it on 1 and 2 threads.
+//
+// Bandwidth model per stage (bytes that must move at least): the right-hand side reads the solution and
+// writes the rhs, the update reads the stage start, the stage and the rhs and writes the solution: 6 arrays of
+// 4 * modes * elements doubles, plus 5 geometry doubles per element and about 80 bytes per face. The measured
+// copy bandwidth (a large std::copy) is the reference; the ratio says how far the stage is from memory bound.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+#include "coloring/coloring.hpp"
+#include "coloring/reorder.hpp"
+#include "solver/euler_dg.hpp"
+#include "../tests/unit/structured_meshes.hpp"
+
+namespace {
+
+using namespace kempe;
+using Clock = std::chrono::steady_clock;
+
+struct FreeStream {
+  template <class Real>
+  KEMPE_HD void operator()(std::int32_t, const Real*, Real, Real, Real, Real, Real, Real* out) const {
+    euler::conserved(Real(1), Real(0.5), Real(0.2), Real(1), Real(1.4), out);
+  }
+};
+
+double copy_bandwidth() {
+  const std::size_t n = std::size_t(1) << 26;  // 512 MiB of doubles, far beyond the caches
+  std::vector<double> a(n, 1.0), b(n, 0.0);
+  double best = 1e300;
+  for (int r = 0; r < 3; ++r) {
+    const auto t0 = Clock::now();
+    forall(Backend::cpu, static_cast<index_t>(n), [&](index_t i) { b[i] = a[i]; });
+    best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  return 2.0 * n * sizeof(double) / best;  // read + write
+}
+
+template <int P>
+void run(const Mesh& mesh, dg::Scatter strategy, int stages, double bandwidth, int threads) {
+  dg::EulerDG<P, double, euler::Flux::rusanov, FreeStream> solver(mesh, 1.4, FreeStream{}, strategy);
+  solver.project([](double x, double y, double* u) {
+    euler::conserved(1 + 0.1 * std::sin(x), 0.5, 0.2 + 0.05 * std::cos(y), 1.0, 1.4, u);
+  });
+  const double dt = solver.stable_dt(0.1);
+  solver.ssprk3_step(dt);  // warm up: pages touched, caches filled
+  const auto t0 = Clock::now();
+  const int steps = std::max(1, stages / 3);
+  for (int s = 0; s < steps; ++s) solver.ssprk3_step(dt);
+  const double per_stage = std::chrono::duration<double>(Clock::now() - t0).count() / (3.0 * steps);
+  const double dofs = double(euler::num_vars) * basis::num_modes(P) * mesh.num_elements();
+  const double bytes = 6 * dofs * 8 + 5.0 * 8 * mesh.num_elements() + 80.0 * mesh.num_faces();
+  std::printf("| %d | %s | %d | %d | %.3e | %.2f | %.1f | %.0f%% |\n", P,
+              strategy == dg::Scatter::colored ? "colored" : "atomic", threads, mesh.num_elements(), dofs / per_stage,
+              per_stage * 1e3, bytes / per_stage / 1e9, 100 * bytes / per_stage / bandwidth);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int n = argc > 1 ? std::atoi(argv[1]) : 700;
+  const int stages = argc > 2 ? std::atoi(argv[2]) : 9;
+  int threads = 1;
+#if defined(_OPENMP)
+  threads = omp_get_max_threads();
+#endif
+  Mesh mesh = build_mesh(test::square_grid(n, true));
+  FaceColoring coloring = color_faces(mesh, {"kempe", 1});
+  apply_ordering(mesh, coloring, find_ordering("color_renumber").compute(mesh, coloring));
+  const double bandwidth = copy_bandwidth();
+  std::printf("copy bandwidth: %.1f GB/s (%d threads)\n\n", bandwidth / 1e9, threads);
+  std::printf("| p | strategy | threads | triangles | DOF updates/s per stage | ms per stage | modeled GB/s | of copy bandwidth |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
+  for (const dg::Scatter strategy : {dg::Scatter::colored, dg::Scatter::atomic}) {
+    run<1>(mesh, strategy, stages, bandwidth, threads);
+    run<2>(mesh, strategy, stages, bandwidth, threads);
+    run<3>(mesh, strategy, stages, bandwidth, threads);
+    run<4>(mesh, strategy, stages, bandwidth, threads);
+    run<5>(mesh, strategy, stages, bandwidth, threads);
+  }
+  return 0;
+}
