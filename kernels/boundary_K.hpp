@@ -8,6 +8,7 @@
 
 #include "kernels/backend.hpp"
 #include "kernels/euler.hpp"
+#include "kernels/registry.hpp"
 
 namespace kempe::bc {
 
@@ -18,18 +19,14 @@ enum class Kind : std::int8_t {
   farfield,  ///< characteristic: Riemann invariants decide what comes from outside and what from inside
 };
 
-struct KindInfo {
-  Kind kind;
-  std::string_view name, description;
-};
-inline constexpr KindInfo kinds[] = {
+inline constexpr Named<Kind> kinds[] = {
     {Kind::wall, "wall", "slip wall: normal velocity reflected"},
     {Kind::inflow, "inflow", "the given state (density, velocity, pressure)"},
     {Kind::outflow, "outflow", "extrapolation of the inside state (supersonic outflow)"},
     {Kind::farfield, "farfield", "characteristic far field around the given free-stream state"},
 };
 /// The kind of the given name; std::invalid_argument with the closest known name otherwise.
-Kind kind_from_name(std::string_view name);
+inline Kind kind_from_name(std::string_view name) { return find_by_name("boundary condition", name, kinds); }
 
 /// The ghost state of one boundary face point. `outside` is the group's given state (conserved variables;
 /// ignored by wall and outflow).

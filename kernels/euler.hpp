@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "kernels/backend.hpp"
+#include "kernels/registry.hpp"
 
 namespace kempe::euler {
 
@@ -213,11 +214,8 @@ KEMPE_HD void numerical_flux(Flux flux, const Real* ul, const Real* ur, Real nx,
   }
 }
 
-struct FluxInfo {
-  Flux flux;
-  std::string_view name, description;
-};
 /// The registry: every flux with its name and a line for the documentation and error messages.
+using FluxInfo = Named<Flux>;
 inline constexpr FluxInfo fluxes[] = {
     {Flux::rusanov, "rusanov", "local Lax-Friedrichs: robust, most dissipative (the coloring paper's flux)"},
     {Flux::hll, "hll", "Harten-Lax-van Leer with Einfeldt's wave speeds: positivity preserving, smears contacts"},
@@ -226,6 +224,6 @@ inline constexpr FluxInfo fluxes[] = {
 };
 
 /// The flux of the given name; std::invalid_argument naming the closest known name otherwise.
-Flux flux_from_name(std::string_view name);
+inline Flux flux_from_name(std::string_view name) { return find_by_name("flux", name, fluxes); }
 
 }  // namespace kempe::euler

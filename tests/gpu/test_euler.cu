@@ -41,8 +41,8 @@ TEST(GpuEuler, FluxesMatchCpu) {
   ASSERT_EQ(cudaMemcpy(d_states, states.data(), states.size() * sizeof(double), cudaMemcpyHostToDevice), cudaSuccess);
   for (const auto& info : kempe::euler::fluxes) {
     std::vector<double> cpu(std::size_t(n) * num_vars), gpu(cpu.size());
-    kempe::forall(kempe::Backend::cpu, n, FaceFluxes{info.flux, states.data(), cpu.data()});
-    kempe::forall(kempe::Backend::cuda, n, FaceFluxes{info.flux, d_states, d_out});
+    kempe::forall(kempe::Backend::cpu, n, FaceFluxes{info.value, states.data(), cpu.data()});
+    kempe::forall(kempe::Backend::cuda, n, FaceFluxes{info.value, d_states, d_out});
     ASSERT_EQ(cudaGetLastError(), cudaSuccess);
     ASSERT_EQ(cudaMemcpy(gpu.data(), d_out, gpu.size() * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
     // Not bitwise: nvcc contracts a * b + c into fused multiply-adds, the host compiler need not.

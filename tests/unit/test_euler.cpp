@@ -64,10 +64,10 @@ TEST(EulerFlux, EveryFluxIsConsistentConservativeAndRotationInvariant) {
       const State& ur = states[i + 1];
       const double angle = 0.37 * static_cast<double>(i), nx = std::cos(angle), ny = std::sin(angle);
       // Consistency: F(u, u, n) = F(u) . n.
-      const State same = flux(info.flux, ul, ul, nx, ny), exact = physical_normal_flux(ul, nx, ny);
+      const State same = flux(info.value, ul, ul, nx, ny), exact = physical_normal_flux(ul, nx, ny);
       for (int k = 0; k < num_vars; ++k) EXPECT_NEAR(same[k], exact[k], 1e-13 * scale(exact)) << info.name;
       // Conservation: what leaves the left element enters the right one.
-      const State forward = flux(info.flux, ul, ur, nx, ny), backward = flux(info.flux, ur, ul, -nx, -ny);
+      const State forward = flux(info.value, ul, ur, nx, ny), backward = flux(info.value, ur, ul, -nx, -ny);
       for (int k = 0; k < num_vars; ++k) EXPECT_NEAR(forward[k], -backward[k], 1e-12 * scale(forward)) << info.name;
       // Rotational invariance: rotate both states and the normal by 0.9 rad; the flux rotates with them.
       const double c = std::cos(0.9), s = std::sin(0.9);
@@ -77,7 +77,7 @@ TEST(EulerFlux, EveryFluxIsConsistentConservativeAndRotationInvariant) {
         r[euler::momentum_y] = s * u[euler::momentum_x] + c * u[euler::momentum_y];
         return r;
       };
-      const State rotated = flux(info.flux, rotate(ul), rotate(ur), c * nx - s * ny, s * nx + c * ny);
+      const State rotated = flux(info.value, rotate(ul), rotate(ur), c * nx - s * ny, s * nx + c * ny);
       const State expected = rotate(forward);
       for (int k = 0; k < num_vars; ++k) EXPECT_NEAR(rotated[k], expected[k], 1e-12 * scale(forward)) << info.name;
     }
@@ -120,8 +120,8 @@ TEST(EulerFlux, SinglePrecisionMatchesDouble) {
         ul[k] = static_cast<float>(states[i][k]);
         ur[k] = static_cast<float>(states[i + 1][k]);
       }
-      euler::numerical_flux(info.flux, ul.data(), ur.data(), 0.6f, 0.8f, 1.4f, out.data());
-      const State reference = flux(info.flux, states[i], states[i + 1], 0.6, 0.8);
+      euler::numerical_flux(info.value, ul.data(), ur.data(), 0.6f, 0.8f, 1.4f, out.data());
+      const State reference = flux(info.value, states[i], states[i + 1], 0.6, 0.8);
       for (int k = 0; k < num_vars; ++k) EXPECT_NEAR(out[k], reference[k], 1e-4 * scale(reference)) << info.name;
     }
 }
@@ -149,7 +149,7 @@ TEST(BoundaryConditions, AWallLetsNothingThroughWithEveryFlux) {
       const double nx = 0.28, ny = -0.96;
       State ghost;
       bc::ghost_state(bc::Kind::wall, inside.data(), inside.data(), nx, ny, gamma_air, ghost.data());
-      const State f = flux(info.flux, inside, ghost, nx, ny);
+      const State f = flux(info.value, inside, ghost, nx, ny);
       EXPECT_NEAR(f[euler::density], 0, 1e-14 * scale(inside)) << info.name;
       EXPECT_NEAR(f[euler::energy], 0, 1e-13 * scale(inside)) << info.name;
       // The momentum flux is a pressure along the normal only: no shear on a slip wall.
