@@ -53,10 +53,10 @@ void run(const Mesh& mesh, dg::Scatter strategy, int stages, double bandwidth, i
     euler::conserved(1 + 0.1 * std::sin(x), 0.5, 0.2 + 0.05 * std::cos(y), 1.0, 1.4, u);
   });
   const double dt = solver.stable_dt(0.1);
-  solver.ssprk3_step(dt);  // warm up: pages touched, caches filled
+  solver.step(dg::Integrator::ssprk3, dt);  // warm up: pages touched, caches filled
   const auto t0 = Clock::now();
   const int steps = std::max(1, stages / 3);
-  for (int s = 0; s < steps; ++s) solver.ssprk3_step(dt);
+  for (int s = 0; s < steps; ++s) solver.step(dg::Integrator::ssprk3, dt);
   const double per_stage = std::chrono::duration<double>(Clock::now() - t0).count() / (3.0 * steps);
   const double dofs = double(euler::num_vars) * basis::num_modes(P) * mesh.num_elements();
   const double bytes = 6 * dofs * 8 + 5.0 * 8 * mesh.num_elements() + 80.0 * mesh.num_faces();

@@ -13,8 +13,10 @@
 #include "kernels/backend.hpp"
 #include "kernels/dg_K.hpp"
 #include "kernels/quadrature.hpp"
+#include "kernels/registry.hpp"
 #include "kernels/triangle.hpp"
 #include "mesh/mesh.hpp"
+#include "solver/time_integrators.hpp"
 
 namespace kempe::dg {
 
@@ -91,7 +93,6 @@ class EulerDG {
       y1_[f] = Real(mesh.y[v[(kl + 1) % 3]]);
     }
     c_.assign(std::size_t(nv) * num_modes * k_, Real(0));
-    for (auto* a : {&rhs_, &stage_, &start_}) a->assign(c_.size(), Real(0));
   }
 
   index_t num_elements() const { return k_; }
@@ -138,21 +139,28 @@ class EulerDG {
     }
   }
 
-  /// One step of the third-order strong-stability-preserving Runge-Kutta method (Shu & Osher):
-  /// u1 = u + dt L(u); u2 = 3/4 u + 1/4 (u1 + dt L(u1)); u = 1/3 u + 2/3 (u2 + dt L(u2)).
-  void ssprk3_step(Real dt) {
-    const index_t n = static_cast<index_t>(c_.size());
-    start_ = c_;
-    rhs(c_, time_, rhs_);
-    axpby(n, Real(1), start_.data(), Real(0), c_.data(), dt, rhs_.data(), stage_.data());
-    rhs(stage_, time_ + dt, rhs_);
-    axpby(n, Real(0.75), start_.data(), Real(0.25), stage_.data(), Real(0.25) * dt, rhs_.data(), stage_.data());
-    rhs(stage_, time_ + Real(0.5) * dt, rhs_);
-    axpby(n, Real(1) / 3, start_.data(), Real(2) / 3, stage_.data(), Real(2) / 3 * dt, rhs_.data(), c_.data());
+  /// One step of the given integrator (see time_integrators.hpp); stage times reach the boundary states.
+  void step(Integrator method, Real dt) {
+    integrator_.step(method, time_, dt, c_, [this](const std::vector<Real>& c, Real t, std::vector<Real>& out) { rhs(c, t, out); });
     time_ += dt;
   }
 
-  /// The largest stable step for SSP-RK3 at the given CFL number: cfl * min over elements of the inradius over
+  /// Advances to exactly `end` with steps of at most stable_dt(cfl) (or `fixed_dt` if positive), the last
+  /// one shortened so that the run lands on `end`. Returns the number of steps.
+  int advance_to(Real end, Integrator method, double cfl, Real fixed_dt = Real(0)) {
+    int steps = 0;
+    while (time_ < end) {
+      Real dt = fixed_dt > Real(0) ? fixed_dt : stable_dt(cfl);
+      // Land on `end`: take the remainder when it is below a step (or within a rounding error above it).
+      if (time_ + dt * Real(1 + 1e-12) >= end) dt = end - time_;
+      step(method, dt);
+      if (time_ + dt * Real(1e-12) >= end) time_ = end;
+      ++steps;
+    }
+    return steps;
+  }
+
+  /// The largest stable step at the given CFL number: cfl * min over elements of the inradius over
   /// (|v| + c) of the cell average, divided by 2P + 1 (the usual DG scaling of the spectral radius).
   Real stable_dt(double cfl) const {
     double dt = 1e300;
@@ -194,10 +202,6 @@ class EulerDG {
     const std::array<double, 3> y{vy_[3 * std::size_t(e)], vy_[3 * std::size_t(e) + 1], vy_[3 * std::size_t(e) + 2]};
     return triangle_point(x, y, r, s);
   }
-  /// out = a x + b y + c z, elementwise.
-  static void axpby(index_t n, Real a, const Real* x, Real b, const Real* y, Real c, const Real* z, Real* out) {
-    forall(Backend::cpu, n, [=](index_t i) { out[i] = a * x[i] + b * y[i] + c * z[i]; });
-  }
 
   index_t k_;
   Real gamma_;
@@ -213,7 +217,8 @@ class EulerDG {
   std::vector<std::int8_t> face_left_local_, face_right_local_;
   std::vector<std::int32_t> face_boundary_;
   std::vector<Real> normal_x_, normal_y_, length_, x0_, y0_, x1_, y1_;
-  std::vector<Real> c_, rhs_, stage_, start_;
+  std::vector<Real> c_;
+  RungeKutta<Real> integrator_;
 };
 
 }  // namespace kempe::dg
