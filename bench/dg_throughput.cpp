@@ -1,5 +1,5 @@
-// DG throughput on the CPU backend: DOF updates per second per Runge-Kutta stage for p = 1..5, for the colored
-// and atomic race strategies, on an N x N grid of squares split into triangles (default N = 700: 980k
+// DG throughput on the CPU backend: DOF updates per second per Runge-Kutta stage for p = 1..5, for the four
+// race strategies, on an N x N grid of squares split into triangles (default N = 700: 980k
 // triangles, the size of the 1M-triangle target). A DOF is one modal coefficient of one variable.
 // Threads come from OMP_NUM_THREADS. Prints Markdown rows; bench/dg_throughput.sh runs it on 1 and 2 threads.
 //
@@ -11,11 +11,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
-
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
 
 #include "coloring/coloring.hpp"
 #include "coloring/reorder.hpp"
@@ -47,7 +44,7 @@ double copy_bandwidth() {
 }
 
 template <int P>
-void run(const Mesh& mesh, dg::Scatter strategy, int stages, double bandwidth, int threads) {
+void run(const Mesh& mesh, dg::Strategy strategy, int stages, double bandwidth, int threads) {
   dg::EulerDG<P, double, euler::Flux::rusanov, FreeStream> solver(mesh, 1.4, FreeStream{}, strategy);
   solver.project([](double x, double y, double* u) {
     euler::conserved(1 + 0.1 * std::sin(x), 0.5, 0.2 + 0.05 * std::cos(y), 1.0, 1.4, u);
@@ -61,7 +58,7 @@ void run(const Mesh& mesh, dg::Scatter strategy, int stages, double bandwidth, i
   const double dofs = double(euler::num_vars) * basis::num_modes(P) * mesh.num_elements();
   const double bytes = 6 * dofs * 8 + 5.0 * 8 * mesh.num_elements() + 80.0 * mesh.num_faces();
   std::printf("| %d | %s | %d | %d | %.3e | %.2f | %.1f | %.0f%% |\n", P,
-              strategy == dg::Scatter::colored ? "colored" : "atomic", threads, mesh.num_elements(), dofs / per_stage,
+              std::string(dg::strategies[int(strategy)].name).c_str(), threads, mesh.num_elements(), dofs / per_stage,
               per_stage * 1e3, bytes / per_stage / 1e9, 100 * bytes / per_stage / bandwidth);
 }
 
@@ -70,10 +67,7 @@ void run(const Mesh& mesh, dg::Scatter strategy, int stages, double bandwidth, i
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 700;
   const int stages = argc > 2 ? std::atoi(argv[2]) : 9;
-  int threads = 1;
-#if defined(_OPENMP)
-  threads = omp_get_max_threads();
-#endif
+  const int threads = cpu_threads();
   Mesh mesh = build_mesh(test::square_grid(n, true));
   FaceColoring coloring = color_faces(mesh, {"kempe", 1});
   apply_ordering(mesh, coloring, find_ordering("color_renumber").compute(mesh, coloring));
@@ -81,7 +75,8 @@ int main(int argc, char** argv) {
   std::printf("copy bandwidth: %.1f GB/s (%d threads)\n\n", bandwidth / 1e9, threads);
   std::printf("| p | strategy | threads | triangles | DOF updates/s per stage | ms per stage | modeled GB/s | of copy bandwidth |\n");
   std::printf("|---|---|---|---|---|---|---|---|\n");
-  for (const dg::Scatter strategy : {dg::Scatter::colored, dg::Scatter::atomic}) {
+  for (const auto& named : dg::strategies) {
+    const dg::Strategy strategy = named.value;
     run<1>(mesh, strategy, stages, bandwidth, threads);
     run<2>(mesh, strategy, stages, bandwidth, threads);
     run<3>(mesh, strategy, stages, bandwidth, threads);

@@ -5,6 +5,10 @@
 
 #include <cstdint>
 
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
 #if defined(__CUDACC__)
 #define KEMPE_HD __host__ __device__ __forceinline__
 #define KEMPE_DEVICE_COMPILE 1
@@ -34,6 +38,22 @@ enum class Backend { cpu, cuda };
 /// Number of CUDA devices usable by this process; 0 when the build has no CUDA backend or when the
 /// runtime answers with any error (a machine without a driver reports an error, not zero devices).
 int cuda_device_count();
+
+/// Threads of the CPU backend (1 without OpenMP), and setting them (ignored without OpenMP).
+inline int cpu_threads() {
+#if defined(_OPENMP)
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+inline void set_cpu_threads(int n) {
+#if defined(_OPENMP)
+  omp_set_num_threads(n);
+#else
+  (void)n;
+#endif
+}
 
 /// *p += v as one indivisible update: atomicAdd on the GPU, an OpenMP atomic on the CPU (the `atomic` race
 /// strategy; the `colored` one needs none).

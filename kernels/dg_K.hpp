@@ -9,11 +9,14 @@
 // identity, so dc_m/dt = sum_q w_q F(u_q) . grad phi_m(q) - (L / 2 |J|) sum_q w_q F*(q) phi_m(q) over faces.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 #include "kernels/backend.hpp"
 #include "kernels/basis.hpp"
 #include "kernels/euler.hpp"
+#include "kernels/registry.hpp"
 
 namespace kempe::dg {
 
@@ -53,13 +56,24 @@ struct Faces {
   const std::int32_t* boundary;  ///< boundary group of a boundary face (the Boundary functor's first argument)
 };
 
-/// How eval_surface adds its contributions: plain stores when the faces of one launch share no element (a
-/// color), atomic adds when they may (all faces in one launch).
-enum class Scatter { colored, atomic };
+/// The race strategies of the surface term, all sharing face_integrals below (chosen by name at run time):
+/// `colored` (one launch per color, plain stores: no two faces of a color share an element), `atomic` (one
+/// launch over all faces, atomic adds), `buffered` (each face writes its two contributions to per-face buffers,
+/// then each element gathers its faces': the classic DG-GPU way, reference [3] of the coloring paper), and
+/// `elementwise` (each element computes the fluxes of its own faces and keeps its side: every interior flux is
+/// computed twice, nothing is shared).
+enum class Strategy { colored, atomic, buffered, elementwise };
+inline constexpr Named<Strategy> strategies[] = {
+    {Strategy::colored, "colored", "one launch per face color, no atomics, deterministic (default)"},
+    {Strategy::atomic, "atomic", "one launch over all faces with atomic adds"},
+    {Strategy::buffered, "buffered", "per-face buffers, then a gather per element (classic DG-GPU)"},
+    {Strategy::elementwise, "elementwise", "each element computes its own faces' fluxes (twice the flux work)"},
+};
+inline Strategy strategy_from_name(std::string_view name) { return find_by_name("race strategy", name, strategies); }
 
-template <Scatter S, class Real>
+template <bool Atomic, class Real>
 KEMPE_HD void add_to(Real* p, Real v) {
-  if constexpr (S == Scatter::atomic)
+  if constexpr (Atomic)
     atomic_add(p, v);
   else
     *p += v;
@@ -107,28 +121,29 @@ struct EvalVolume {
   }
 };
 
-/// The surface term of face `first + i`: the numerical flux at the face points, subtracted from the left
-/// element's rhs and added to the right one's. Boundary faces take their right state from the Boundary
-/// functor: ghost(group, inside state, nx, ny, x, y, time, out).
-template <int P, class Real, euler::Flux F, Scatter S, class Boundary>
-struct EvalSurface {
+/// The contributions of face f to the rhs of its two elements: -(L / 2 |J_l|) sum_q w_q F*_v(q) phi_m(q) on
+/// the left element's side and +(L / 2 |J_r|) times the same sum with the right element's basis (the
+/// neighbour runs along the face the other way, so its point q is the left side's nq - 1 - q). Boundary faces
+/// take their right state from the Boundary functor: ghost(group, inside state, nx, ny, x, y, time, out), and
+/// their right contribution is zero.
+template <int P, class Real, euler::Flux F, class Boundary>
+struct FaceIntegrals {
   index_t num_elements;
-  index_t first;
   Real gamma, time;
   const Real* c;
-  Real* rhs;
   Tables<Real> t;
   Geometry<Real> g;
   Faces<Real> fc;
   Boundary boundary;
 
-  KEMPE_HD void operator()(index_t i) const {
-    constexpr int nm = basis::num_modes(P), nq = face_points(P), nv = euler::num_vars;
-    const index_t k = num_elements, f = first + i;
+  static constexpr int nm = basis::num_modes(P), nq = face_points(P), nv = euler::num_vars;
+
+  KEMPE_HD void operator()(index_t f, Real (&acc_l)[nv][nm], Real (&acc_r)[nv][nm]) const {
+    const index_t k = num_elements;
     const index_t l = fc.left[f], r = fc.right[f];
     const int kl = fc.left_local[f], kr = r == no_element ? 0 : fc.right_local[f];
     const Real nx = fc.normal_x[f], ny = fc.normal_y[f];
-    Real cl[nv][nm], cr[nv][nm], acc_l[nv][nm], acc_r[nv][nm];
+    Real cl[nv][nm], cr[nv][nm];
     for (int v = 0; v < nv; ++v)
       for (int m = 0; m < nm; ++m) {
         cl[v][m] = c[(v * nm + m) * k + l];
@@ -137,7 +152,7 @@ struct EvalSurface {
       }
     for (int q = 0; q < nq; ++q) {
       const Real* bl = t.face_basis + (kl * nq + q) * nm;
-      const Real* br = t.face_basis + (kr * nq + (nq - 1 - q)) * nm;  // the neighbour runs the other way
+      const Real* br = t.face_basis + (kr * nq + (nq - 1 - q)) * nm;
       Real ul[nv], ur[nv], flux[nv];
       for (int v = 0; v < nv; ++v) {
         Real sl = Real(0), sr = Real(0);
@@ -163,13 +178,97 @@ struct EvalSurface {
         }
     }
     const Real half_length = fc.length[f] / Real(2);
-    const Real scale_l = half_length / g.jacobian[l];
+    const Real scale_l = -half_length / g.jacobian[l];
+    const Real scale_r = r == no_element ? Real(0) : half_length / g.jacobian[r];
     for (int v = 0; v < nv; ++v)
-      for (int m = 0; m < nm; ++m) add_to<S>(&rhs[(v * nm + m) * k + l], -scale_l * acc_l[v][m]);
-    if (r != no_element) {
-      const Real scale_r = half_length / g.jacobian[r];
+      for (int m = 0; m < nm; ++m) {
+        acc_l[v][m] *= scale_l;
+        acc_r[v][m] *= scale_r;
+      }
+  }
+};
+
+/// colored and atomic: face `first + i` adds its contributions to both elements' rhs.
+template <int P, class Real, euler::Flux F, bool Atomic, class Boundary>
+struct EvalSurface {
+  index_t first;
+  Real* rhs;
+  FaceIntegrals<P, Real, F, Boundary> integrals;
+
+  KEMPE_HD void operator()(index_t i) const {
+    constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
+    const index_t k = integrals.num_elements, f = first + i;
+    Real to_l[nv][nm], to_r[nv][nm];
+    integrals(f, to_l, to_r);
+    const index_t l = integrals.fc.left[f], r = integrals.fc.right[f];
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nm; ++m) {
+        add_to<Atomic>(&rhs[(v * nm + m) * k + l], to_l[v][m]);
+        if (r != no_element) add_to<Atomic>(&rhs[(v * nm + m) * k + r], to_r[v][m]);
+      }
+  }
+};
+
+/// buffered, first pass: face f stores its two contributions in buffers [2][vars][modes][faces] (side 0 the
+/// left element's, side 1 the right one's), face index fastest.
+template <int P, class Real, euler::Flux F, class Boundary>
+struct EvalSurfaceBuffered {
+  index_t num_faces;
+  Real* buffer;
+  FaceIntegrals<P, Real, F, Boundary> integrals;
+
+  KEMPE_HD void operator()(index_t f) const {
+    constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
+    Real to_l[nv][nm], to_r[nv][nm];
+    integrals(f, to_l, to_r);
+    const std::size_t side = std::size_t(nv) * nm * num_faces;
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nm; ++m) {
+        buffer[std::size_t(v * nm + m) * num_faces + f] = to_l[v][m];
+        buffer[side + std::size_t(v * nm + m) * num_faces + f] = to_r[v][m];
+      }
+  }
+};
+
+/// buffered, second pass: element e adds its three faces' contributions from the buffers. `element_faces`
+/// is [elements][3], each face in the element's local order.
+template <int P, class Real>
+struct GatherFaces {
+  index_t num_elements, num_faces;
+  const Real* buffer;
+  const index_t* element_faces;
+  const index_t* face_left;
+  Real* rhs;
+
+  KEMPE_HD void operator()(index_t e) const {
+    constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
+    const std::size_t side = std::size_t(nv) * nm * num_faces;
+    for (int j = 0; j < 3; ++j) {
+      const index_t f = element_faces[3 * e + j];
+      const Real* b = buffer + (face_left[f] == e ? 0 : side);
       for (int v = 0; v < nv; ++v)
-        for (int m = 0; m < nm; ++m) add_to<S>(&rhs[(v * nm + m) * k + r], scale_r * acc_r[v][m]);
+        for (int m = 0; m < nm; ++m) rhs[(v * nm + m) * num_elements + e] += b[std::size_t(v * nm + m) * num_faces + f];
+    }
+  }
+};
+
+/// elementwise: element e computes the contributions of its three faces and keeps its own side.
+template <int P, class Real, euler::Flux F, class Boundary>
+struct EvalSurfaceElementwise {
+  const index_t* element_faces;
+  Real* rhs;
+  FaceIntegrals<P, Real, F, Boundary> integrals;
+
+  KEMPE_HD void operator()(index_t e) const {
+    constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
+    const index_t k = integrals.num_elements;
+    for (int j = 0; j < 3; ++j) {
+      const index_t f = element_faces[3 * e + j];
+      Real to_l[nv][nm], to_r[nv][nm];
+      integrals(f, to_l, to_r);
+      const bool left = integrals.fc.left[f] == e;
+      for (int v = 0; v < nv; ++v)
+        for (int m = 0; m < nm; ++m) rhs[(v * nm + m) * k + e] += left ? to_l[v][m] : to_r[v][m];
     }
   }
 };

@@ -26,16 +26,16 @@ class EulerDG {
   static constexpr int num_modes = basis::num_modes(P);
   static constexpr int nv = euler::num_vars;
 
-  /// The mesh must hold triangles in the plane; for Scatter::colored its faces must be grouped by color
+  /// The mesh must hold triangles in the plane; for Strategy::colored its faces must be grouped by color
   /// (coloring/reorder.hpp: apply_ordering). Throws std::invalid_argument otherwise.
-  EulerDG(const Mesh& mesh, Real gamma, Boundary boundary, Scatter strategy)
+  EulerDG(const Mesh& mesh, Real gamma, Boundary boundary, Strategy strategy)
       : k_(mesh.num_elements()), gamma_(gamma), boundary_(boundary), strategy_(strategy) {
     if (mesh.dim != 2 || mesh.space_dim != 2)
       throw std::invalid_argument(mesh.source + ": the DG solver needs a 2D mesh in the xy plane");
     for (const ElementType t : mesh.element_type)
       if (t != ElementType::triangle)
         throw std::invalid_argument(mesh.source + ": the DG solver handles triangles only, for now");
-    if (strategy == Scatter::colored && mesh.color_begin.size() < 2)
+    if (strategy == Strategy::colored && mesh.color_begin.size() < 2)
       throw std::invalid_argument(mesh.source + ": the colored strategy needs faces grouped by color (apply an ordering)");
     color_begin_ = mesh.color_begin;
     const TriangleOperators op = triangle_operators(P);
@@ -74,6 +74,7 @@ class EulerDG {
     // Faces.
     const index_t nf = mesh.num_faces();
     face_left_ = mesh.face_left;
+    element_faces_ = mesh.element_faces;  // three per triangle, in local order
     face_right_ = mesh.face_right;
     face_left_local_ = mesh.face_left_local;
     face_right_local_ = mesh.face_right_local;
@@ -126,16 +127,27 @@ class EulerDG {
                          normal_x_.data(), normal_y_.data(), length_.data(), x0_.data(), y0_.data(), x1_.data(),
                          y1_.data(), face_boundary_.data()};
     forall(Backend::cpu, k_, EvalVolume<P, Real>{k_, gamma_, c.data(), out.data(), t, g});
-    if (strategy_ == Scatter::colored) {
-      // One launch per color: no two faces of a color share an element, so no update races (paper 000).
-      for (std::size_t color = 0; color + 1 < color_begin_.size(); ++color)
-        forall(Backend::cpu, color_begin_[color + 1] - color_begin_[color],
-               EvalSurface<P, Real, F, Scatter::colored, Boundary>{k_, color_begin_[color], gamma_, time, c.data(),
-                                                                   out.data(), t, g, fc, boundary_});
-    } else {
-      forall(Backend::cpu, static_cast<index_t>(face_left_.size()),
-             EvalSurface<P, Real, F, Scatter::atomic, Boundary>{k_, 0, gamma_, time, c.data(), out.data(), t, g, fc,
-                                                                boundary_});
+    const FaceIntegrals<P, Real, F, Boundary> integrals{k_, gamma_, time, c.data(), t, g, fc, boundary_};
+    const index_t nf = static_cast<index_t>(face_left_.size());
+    switch (strategy_) {
+      case Strategy::colored:
+        // One launch per color: no two faces of a color share an element, so no update races (paper 000).
+        for (std::size_t color = 0; color + 1 < color_begin_.size(); ++color)
+          forall(Backend::cpu, color_begin_[color + 1] - color_begin_[color],
+                 EvalSurface<P, Real, F, false, Boundary>{color_begin_[color], out.data(), integrals});
+        break;
+      case Strategy::atomic:
+        forall(Backend::cpu, nf, EvalSurface<P, Real, F, true, Boundary>{0, out.data(), integrals});
+        break;
+      case Strategy::buffered:
+        buffer_.resize(std::size_t(2) * nv * num_modes * nf);
+        forall(Backend::cpu, nf, EvalSurfaceBuffered<P, Real, F, Boundary>{nf, buffer_.data(), integrals});
+        forall(Backend::cpu, k_,
+               GatherFaces<P, Real>{k_, nf, buffer_.data(), element_faces_.data(), face_left_.data(), out.data()});
+        break;
+      case Strategy::elementwise:
+        forall(Backend::cpu, k_, EvalSurfaceElementwise<P, Real, F, Boundary>{element_faces_.data(), out.data(), integrals});
+        break;
     }
   }
 
@@ -206,14 +218,15 @@ class EulerDG {
   index_t k_;
   Real gamma_;
   Boundary boundary_;
-  Scatter strategy_;
+  Strategy strategy_;
   Real time_ = 0;
   std::vector<index_t> color_begin_;
   std::vector<Real> volume_weight_, volume_basis_, volume_grad_r_, volume_grad_s_, face_weight_, face_abscissa_, face_basis_;
   std::vector<double> volume_r_, volume_s_;
   std::vector<Real> jacobian_, dr_dx_, dr_dy_, ds_dx_, ds_dy_;
   std::vector<double> vx_, vy_, inradius_;
-  std::vector<index_t> face_left_, face_right_;
+  std::vector<index_t> face_left_, face_right_, element_faces_;
+  std::vector<Real> buffer_;  // the buffered strategy's per-face contributions
   std::vector<std::int8_t> face_left_local_, face_right_local_;
   std::vector<std::int32_t> face_boundary_;
   std::vector<Real> normal_x_, normal_y_, length_, x0_, y0_, x1_, y1_;
