@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -38,6 +39,8 @@ class EulerDG {
     if (strategy == Strategy::colored && mesh.color_begin.size() < 2)
       throw std::invalid_argument(mesh.source + ": the colored strategy needs faces grouped by color (apply an ordering)");
     color_begin_ = mesh.color_begin;
+    element_tag_ = mesh.element_tag;
+    source_ = mesh.source;
     const TriangleOperators op = triangle_operators(P);
     auto convert = [](const std::vector<double>& v) { return std::vector<Real>(v.begin(), v.end()); };
     volume_weight_ = convert(op.volume_weight);
@@ -161,6 +164,7 @@ class EulerDG {
   /// one shortened so that the run lands on `end`. Returns the number of steps.
   int advance_to(Real end, Integrator method, double cfl, Real fixed_dt = Real(0)) {
     int steps = 0;
+    check_physical();
     while (time_ < end) {
       Real dt = fixed_dt > Real(0) ? fixed_dt : stable_dt(cfl);
       // Land on `end`: take the remainder when it is below a step (or within a rounding error above it).
@@ -168,8 +172,33 @@ class EulerDG {
       step(method, dt);
       if (time_ + dt * Real(1e-12) >= end) time_ = end;
       ++steps;
+      check_physical();
     }
     return steps;
+  }
+
+  /// Stops the run (std::runtime_error) at the first element whose coefficients are not finite or whose cell
+  /// average has a non-positive density or pressure, naming the element (its number in the mesh file), the
+  /// time and the values. Never continues silently with a non-physical state.
+  void check_physical() const {
+    const double mean = 1 / std::sqrt(2.0);  // mode 0 times the constant basis function is the cell average
+    for (index_t e = 0; e < k_; ++e) {
+      bool finite = true;
+      for (int v = 0; v < nv; ++v)
+        for (int m = 0; m < num_modes; ++m) finite = finite && std::isfinite(double(c_[(std::size_t(v) * num_modes + m) * k_ + e]));
+      double u[nv];
+      for (int v = 0; v < nv; ++v) u[v] = double(c_[std::size_t(v) * num_modes * k_ + e]) * mean;
+      const double p = euler::pressure(u, double(gamma_));
+      if (finite && u[euler::density] > 0 && p > 0) continue;
+      char message[320];
+      std::snprintf(message, sizeof message,
+                    "non-physical state at t = %.9g in element %lld of %s: %s, cell average density %.6g, pressure %.6g, "
+                    "velocity (%.6g, %.6g)",
+                    double(time_), static_cast<long long>(element_tag_[e]), source_.c_str(),
+                    finite ? "non-positive density or pressure" : "a coefficient is not a number", u[euler::density], p,
+                    u[euler::momentum_x] / u[euler::density], u[euler::momentum_y] / u[euler::density]);
+      throw std::runtime_error(message);
+    }
   }
 
   /// The largest stable step at the given CFL number: cfl * min over elements of the inradius over
@@ -221,6 +250,8 @@ class EulerDG {
   Strategy strategy_;
   Real time_ = 0;
   std::vector<index_t> color_begin_;
+  std::vector<std::int64_t> element_tag_;  // the mesh file's element numbers, for messages
+  std::string source_;
   std::vector<Real> volume_weight_, volume_basis_, volume_grad_r_, volume_grad_s_, face_weight_, face_abscissa_, face_basis_;
   std::vector<double> volume_r_, volume_s_;
   std::vector<Real> jacobian_, dr_dx_, dr_dy_, ds_dx_, ds_dy_;

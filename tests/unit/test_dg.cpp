@@ -1,5 +1,6 @@
 // The DG Euler solver on the CPU: free-stream preservation, agreement of the race strategies, and the
 // isentropic vortex convergence study (deal.II step-67 style: a table of L2 errors and rates near p + 1).
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -213,6 +214,30 @@ TEST(TimeIntegrators, ReachTheirOrder) {
   }
   EXPECT_EQ(dg::integrator_from_name("lsrk54"), dg::Integrator::lsrk54);
   EXPECT_THROW(dg::integrator_from_name("rk5"), std::invalid_argument);
+}
+
+TEST(EulerDG, NonPhysicalStatesStopTheRunWithTheElementAndValues) {
+  const Mesh mesh = solver_mesh(4, 10.0, -0.5);
+  using Solver = dg::EulerDG<1, double, euler::Flux::rusanov, Vortex>;
+  const index_t k = mesh.num_elements(), modes = Solver::num_modes;
+  for (const int damage : {0, 1}) {
+    Solver solver(mesh, gamma_air, Vortex{}, dg::Strategy::colored);
+    solver.project([](double x, double y, double* out) { Vortex::state(x, y, 0, out); });
+    const index_t e = 5;
+    if (damage == 0)
+      solver.solution()[std::size_t(euler::energy) * modes * k + e] *= -1;  // negative pressure
+    else
+      solver.solution()[(std::size_t(euler::momentum_y) * modes + 2) * k + e] = std::nan("");
+    try {
+      solver.advance_to(0.1, dg::Integrator::ssprk3, 0.5);
+      ADD_FAILURE() << "a non-physical state went unnoticed";
+    } catch (const std::runtime_error& error) {
+      const std::string what = error.what();
+      EXPECT_THAT(what, ::testing::HasSubstr("t = 0 in element " + std::to_string(mesh.element_tag[e])));
+      EXPECT_THAT(what, ::testing::HasSubstr(damage == 0 ? "non-positive density or pressure" : "not a number"));
+      EXPECT_THAT(what, ::testing::HasSubstr("pressure"));
+    }
+  }
 }
 
 TEST(EulerDG, AdvanceLandsExactlyOnTheEndTime) {
