@@ -30,7 +30,6 @@
 #include <array>
 #include <stdexcept>
 #include <string>
-#include <tuple>
 
 #include "coloring/detail.hpp"
 
