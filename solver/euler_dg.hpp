@@ -13,6 +13,7 @@
 
 #include "kernels/backend.hpp"
 #include "kernels/dg_K.hpp"
+#include "kernels/limiter_K.hpp"
 #include "kernels/quadrature.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/triangle.hpp"
@@ -52,6 +53,9 @@ class EulerDG {
     face_basis_ = convert(op.face_basis);
     volume_r_ = op.volume_r;
     volume_s_ = op.volume_s;
+    // The positivity limiter's check points: the volume points, then the face points.
+    check_basis_ = volume_basis_;
+    check_basis_.insert(check_basis_.end(), face_basis_.begin(), face_basis_.end());
     // Element geometry.
     for (auto* a : {&jacobian_, &dr_dx_, &dr_dy_, &ds_dx_, &ds_dy_}) a->resize(k_);
     vx_.resize(std::size_t(k_) * 3);
@@ -105,10 +109,12 @@ class EulerDG {
   const std::vector<Real>& solution() const { return c_; }
   std::vector<Real>& solution() { return c_; }
 
-  /// L2 projection of state(x, y, out) (conserved variables) with the degree 2P + 1 volume rule.
+  /// The solution becomes the L2 projection of state(x, y, out) (conserved variables), with the degree 2P + 1
+  /// volume rule.
   template <class State>
   void project(State&& state) {
     const int nq = static_cast<int>(volume_weight_.size());
+    std::fill(c_.begin(), c_.end(), Real(0));
     for (index_t e = 0; e < k_; ++e)
       for (int q = 0; q < nq; ++q) {
         const auto [x, y] = point(e, volume_r_[q], volume_s_[q]);
@@ -156,8 +162,23 @@ class EulerDG {
 
   /// One step of the given integrator (see time_integrators.hpp); stage times reach the boundary states.
   void step(Integrator method, Real dt) {
-    integrator_.step(method, time_, dt, c_, [this](const std::vector<Real>& c, Real t, std::vector<Real>& out) { rhs(c, t, out); });
+    auto rhs_of = [this](const std::vector<Real>& c, Real t, std::vector<Real>& out) { rhs(c, t, out); };
+    if (positivity_epsilon_ > Real(0))
+      integrator_.step(method, time_, dt, c_, rhs_of, [this](std::vector<Real>& c) { limit_positivity(c); });
+    else
+      integrator_.step(method, time_, dt, c_, rhs_of);
     time_ += dt;
+  }
+
+  /// Turns on Zhang & Shu's positivity limiter after every stage: density and pressure at least epsilon at
+  /// the volume and face quadrature points (0 turns it off).
+  void set_positivity_limiter(Real epsilon) { positivity_epsilon_ = epsilon; }
+
+  /// Applies the positivity limiter to the coefficients c (see kernels/limiter_K.hpp).
+  void limit_positivity(std::vector<Real>& c) const {
+    forall(Backend::cpu, k_,
+           PositivityLimiter<P, Real>{k_, static_cast<int>(check_basis_.size() / num_modes), gamma_,
+                                      positivity_epsilon_, check_basis_.data(), c.data()});
   }
 
   /// Advances to exactly `end` with steps of at most stable_dt(cfl) (or `fixed_dt` if positive), the last
@@ -219,6 +240,18 @@ class EulerDG {
   /// L2 norm over the mesh of (variable var of the solution) - exact(x, y, out)[var], with the degree-11 rule.
   template <class Exact>
   double l2_error(int var, Exact&& exact) const {
+    return std::sqrt(integrate_error(var, exact, [](double d) { return d * d; }));
+  }
+  /// The L1 norm of the same difference (shock tubes are measured in L1).
+  template <class Exact>
+  double l1_error(int var, Exact&& exact) const {
+    return integrate_error(var, exact, [](double d) { return std::abs(d); });
+  }
+
+ private:
+  /// The integral over the mesh of f(solution - exact) for variable var, with the degree-11 rule.
+  template <class Exact, class Measure>
+  double integrate_error(int var, Exact&& exact, Measure&& f) const {
     const quad::Rule rule = quad::triangle_rule(quad::max_triangle_degree);
     std::vector<double> phi(std::size_t(rule.size()) * num_modes);
     for (int q = 0; q < rule.size(); ++q)
@@ -232,12 +265,11 @@ class EulerDG {
         const auto [x, y] = point(e, rule.r[q], rule.s[q]);
         double u[nv];
         exact(x, y, u);
-        sum += rule.w[q] * double(jacobian_[e]) * (uh - u[var]) * (uh - u[var]);
+        sum += rule.w[q] * double(jacobian_[e]) * f(uh - u[var]);
       }
-    return std::sqrt(sum);
+    return sum;
   }
 
- private:
   std::array<double, 2> point(index_t e, double r, double s) const {
     const std::array<double, 3> x{vx_[3 * std::size_t(e)], vx_[3 * std::size_t(e) + 1], vx_[3 * std::size_t(e) + 2]};
     const std::array<double, 3> y{vy_[3 * std::size_t(e)], vy_[3 * std::size_t(e) + 1], vy_[3 * std::size_t(e) + 2]};
@@ -254,6 +286,8 @@ class EulerDG {
   std::string source_;
   std::vector<Real> volume_weight_, volume_basis_, volume_grad_r_, volume_grad_s_, face_weight_, face_abscissa_, face_basis_;
   std::vector<double> volume_r_, volume_s_;
+  std::vector<Real> check_basis_;  // [volume points + 3 face points][modes]
+  Real positivity_epsilon_ = Real(0);
   std::vector<Real> jacobian_, dr_dx_, dr_dy_, ds_dx_, ds_dy_;
   std::vector<double> vx_, vy_, inradius_;
   std::vector<index_t> face_left_, face_right_, element_faces_;

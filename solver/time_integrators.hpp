@@ -21,12 +21,20 @@ inline constexpr Named<Integrator> integrators[] = {
 };
 inline Integrator integrator_from_name(std::string_view name) { return find_by_name("integrator", name, integrators); }
 
+/// Nothing to do after a stage.
+struct NoLimiter {
+  template <class Vector>
+  void operator()(Vector&) const {}
+};
+
 /// Work vectors and the steps of every method. At most three vectors besides u (rk4: start, stage, rhs).
+/// `limit(v)` runs on every stage value before the right-hand side sees it, and on the result (the SSP way of
+/// combining a limiter with a Runge-Kutta method).
 template <class Real>
 class RungeKutta {
  public:
-  template <class Rhs>
-  void step(Integrator method, Real t, Real dt, std::vector<Real>& u, Rhs&& rhs) {
+  template <class Rhs, class Limit = NoLimiter>
+  void step(Integrator method, Real t, Real dt, std::vector<Real>& u, Rhs&& rhs, Limit&& limit = Limit{}) {
     const index_t n = static_cast<index_t>(u.size());
     for (auto* w : {&start_, &stage_, &rhs_}) w->resize(u.size());
     Real* c = u.data();
@@ -35,22 +43,28 @@ class RungeKutta {
       case Integrator::euler:
         rhs(u, t, rhs_);
         combine(n, Real(1), c, Real(0), c, dt, k, c);
+        limit(u);
         return;
       case Integrator::ssprk2:  // u1 = u + dt L(u); u = (u + u1 + dt L(u1)) / 2
         start_ = u;
         rhs(u, t, rhs_);
         combine(n, Real(1), start, Real(0), c, dt, k, stage);
+        limit(stage_);
         rhs(stage_, t + dt, rhs_);
         combine(n, Real(0.5), start, Real(0.5), stage, Real(0.5) * dt, k, c);
+        limit(u);
         return;
       case Integrator::ssprk3:  // u1 = u + dt L(u); u2 = 3/4 u + 1/4 (u1 + dt L(u1)); u = 1/3 u + 2/3 (u2 + dt L(u2))
         start_ = u;
         rhs(u, t, rhs_);
         combine(n, Real(1), start, Real(0), c, dt, k, stage);
+        limit(stage_);
         rhs(stage_, t + dt, rhs_);
         combine(n, Real(0.75), start, Real(0.25), stage, Real(0.25) * dt, k, stage);
+        limit(stage_);
         rhs(stage_, t + Real(0.5) * dt, rhs_);
         combine(n, Real(1) / 3, start, Real(2) / 3, stage, Real(2) / 3 * dt, k, c);
+        limit(u);
         return;
       case Integrator::rk4: {  // u accumulates u0 + dt (k1 + 2 k2 + 2 k3 + k4) / 6
         start_ = u;
@@ -61,8 +75,12 @@ class RungeKutta {
         for (int i = 0; i < 4; ++i) {
           rhs(stage_, stage_time[i], rhs_);
           combine(n, Real(1), c, Real(0), c, weight[i], k, c);
-          if (i < 3) combine(n, Real(1), start, Real(0), start, stage_step[i], k, stage);
+          if (i < 3) {
+            combine(n, Real(1), start, Real(0), start, stage_step[i], k, stage);
+            limit(stage_);
+          }
         }
+        limit(u);
         return;
       }
       case Integrator::lsrk54: {
@@ -82,6 +100,7 @@ class RungeKutta {
           else
             combine(n, Real(a[i]), stage, Real(0), stage, dt, k, stage);
           combine(n, Real(1), c, Real(0), c, Real(b[i]), stage, c);
+          limit(u);
         }
         return;
       }
