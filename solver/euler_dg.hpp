@@ -53,6 +53,25 @@ class EulerDG {
     face_basis_ = convert(op.face_basis);
     volume_r_ = op.volume_r;
     volume_s_ = op.volume_s;
+    // The vertex limiter's tables: the basis at the reference vertices, each element's vertices, and each mesh
+    // vertex's elements (CSR).
+    const double ref_r[3] = {-1, 1, -1}, ref_s[3] = {-1, -1, 1};
+    for (int j = 0; j < 3; ++j)
+      for (int m = 0; m < num_modes; ++m) vertex_basis_.push_back(Real(basis::mode(m, ref_r[j], ref_s[j])));
+    element_vertices_.resize(std::size_t(k_) * 3);
+    vertex_element_begin_.assign(std::size_t(mesh.num_nodes()) + 1, 0);
+    for (index_t e = 0; e < k_; ++e)
+      for (int j = 0; j < 3; ++j) {
+        element_vertices_[3 * std::size_t(e) + j] = mesh.element_vertices[mesh.element_vertex_begin[e] + j];
+        ++vertex_element_begin_[element_vertices_[3 * std::size_t(e) + j] + 1];
+      }
+    for (std::size_t i = 1; i < vertex_element_begin_.size(); ++i) vertex_element_begin_[i] += vertex_element_begin_[i - 1];
+    vertex_elements_.resize(std::size_t(k_) * 3);
+    {
+      std::vector<index_t> fill(vertex_element_begin_.begin(), vertex_element_begin_.end() - 1);
+      for (index_t e = 0; e < k_; ++e)
+        for (int j = 0; j < 3; ++j) vertex_elements_[fill[element_vertices_[3 * std::size_t(e) + j]]++] = e;
+    }
     // The positivity limiter's check points: the volume points, then the face points.
     check_basis_ = volume_basis_;
     check_basis_.insert(check_basis_.end(), face_basis_.begin(), face_basis_.end());
@@ -163,8 +182,11 @@ class EulerDG {
   /// One step of the given integrator (see time_integrators.hpp); stage times reach the boundary states.
   void step(Integrator method, Real dt) {
     auto rhs_of = [this](const std::vector<Real>& c, Real t, std::vector<Real>& out) { rhs(c, t, out); };
-    if (positivity_epsilon_ > Real(0))
-      integrator_.step(method, time_, dt, c_, rhs_of, [this](std::vector<Real>& c) { limit_positivity(c); });
+    if (positivity_epsilon_ > Real(0) || vertex_limiter_)
+      integrator_.step(method, time_, dt, c_, rhs_of, [this](std::vector<Real>& c) {
+        if (vertex_limiter_) limit_vertex(c);  // slopes first, then positivity (which only ever shrinks them)
+        if (positivity_epsilon_ > Real(0)) limit_positivity(c);
+      });
     else
       integrator_.step(method, time_, dt, c_, rhs_of);
     time_ += dt;
@@ -173,6 +195,20 @@ class EulerDG {
   /// Turns on Zhang & Shu's positivity limiter after every stage: density and pressure at least epsilon at
   /// the volume and face quadrature points (0 turns it off).
   void set_positivity_limiter(Real epsilon) { positivity_epsilon_ = epsilon; }
+
+  /// Turns Kuzmin's vertex-based limiter after every stage on or off.
+  void set_vertex_limiter(bool on) { vertex_limiter_ = on; }
+
+  /// Applies the vertex-based limiter to the coefficients c: vertex bounds gathered per vertex (no race), then
+  /// one limiting factor per element and variable (see kernels/limiter_K.hpp).
+  void limit_vertex(std::vector<Real>& c) {
+    const index_t nvert = static_cast<index_t>(vertex_element_begin_.size()) - 1;
+    bounds_.resize(std::size_t(2) * nv * nvert);
+    forall(Backend::cpu, nvert,
+           VertexBounds<P, Real>{k_, nvert, vertex_element_begin_.data(), vertex_elements_.data(), c.data(), bounds_.data()});
+    forall(Backend::cpu, k_,
+           VertexLimiter<P, Real>{k_, nvert, element_vertices_.data(), vertex_basis_.data(), bounds_.data(), c.data()});
+  }
 
   /// Applies the positivity limiter to the coefficients c (see kernels/limiter_K.hpp).
   void limit_positivity(std::vector<Real>& c) const {
@@ -288,6 +324,9 @@ class EulerDG {
   std::vector<double> volume_r_, volume_s_;
   std::vector<Real> check_basis_;  // [volume points + 3 face points][modes]
   Real positivity_epsilon_ = Real(0);
+  bool vertex_limiter_ = false;
+  std::vector<Real> vertex_basis_, bounds_;  // [3][modes]; [2][vars][mesh vertices]
+  std::vector<index_t> element_vertices_, vertex_element_begin_, vertex_elements_;
   std::vector<Real> jacobian_, dr_dx_, dr_dy_, ds_dx_, ds_dy_;
   std::vector<double> vx_, vy_, inradius_;
   std::vector<index_t> face_left_, face_right_, element_faces_;
