@@ -1,6 +1,7 @@
 // The DG Euler solver on triangles, CPU backend: owns the solution, the reference tables and the mesh arrays in
-// the kernels' precision, evaluates the right-hand side with the race strategy asked for, and advances in time
-// with SSP-RK3. The kernels it runs (kernels/dg_K.hpp) are the ones the GPU backend will launch.
+// the kernels' precision, evaluates the right-hand side with the race strategy asked for, advances in time with
+// the integrator asked for (solver/time_integrators.hpp), and applies the limiters after every stage. The
+// kernels it runs (kernels/dg_K.hpp, kernels/limiter_K.hpp) are the ones the GPU backend will launch.
 #pragma once
 
 #include <algorithm>
