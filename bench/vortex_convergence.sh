@@ -1,0 +1,4 @@
+#!/usr/bin/env bash
+# The full isentropic-vortex convergence study: see bench/vortex_convergence.cpp. Usage: bench/vortex_convergence.sh
+set -euo pipefail
+"${KEMPE_BENCH_VORTEX:-build/bin/kempe_bench_vortex}"
