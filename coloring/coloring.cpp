@@ -11,14 +11,13 @@
 // classes by flipping a/b chains with one more face of the larger color.
 #include "coloring/coloring.hpp"
 #include "coloring/detail.hpp"
+#include "kernels/registry.hpp"
 
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <chrono>
 #include <limits>
-#include <cstdio>
-#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 
@@ -490,9 +489,9 @@ FaceColoring color_faces(const Mesh& mesh, const ColoringOptions& options) {
   for (const auto& a : coloring_algorithms())
     if (a.name == options.algorithm) algorithm = &a;
   if (!algorithm) {
-    std::string known;
-    for (const auto& a : coloring_algorithms()) known += (known.empty() ? "" : ", ") + std::string(a.name);
-    throw std::invalid_argument("unknown coloring algorithm '" + options.algorithm + "'; known: " + known);
+    std::vector<std::string_view> known;
+    for (const auto& a : coloring_algorithms()) known.push_back(a.name);
+    throw std::invalid_argument(unknown_name_message("coloring algorithm", options.algorithm, known));
   }
   if (algorithm->cannot_color)
     if (const std::string why = algorithm->cannot_color(mesh); !why.empty())

@@ -6,6 +6,8 @@
 // and the buffer reuse in apply_ordering.
 #include "coloring/reorder.hpp"
 
+#include "kernels/registry.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -504,9 +506,9 @@ const std::vector<Ordering>& orderings() {
 const Ordering& find_ordering(std::string_view name) {
   for (const Ordering& o : orderings())
     if (o.name == name) return o;
-  std::string known;
-  for (const Ordering& o : orderings()) known += (known.empty() ? "" : ", ") + std::string(o.name);
-  throw std::invalid_argument("unknown ordering '" + std::string(name) + "'; known: " + known);
+  std::vector<std::string_view> known;
+  for (const Ordering& o : orderings()) known.push_back(o.name);
+  throw std::invalid_argument(unknown_name_message("ordering", name, known));
 }
 
 void apply_ordering(Mesh& m, FaceColoring& coloring, const Permutation& p) {

@@ -221,8 +221,6 @@ class Tait {
     return true;
   }
 
-  std::int64_t walked() const { return walked_; }
-  std::size_t num_collapses() const { return collapses_.size(); }
   const Surface& surface() const { return s_; }
 
  private:

@@ -222,54 +222,33 @@ class EulerDG {
   /// one shortened so that the run lands on `end`. Returns the number of steps.
   int advance_to(Real end, Integrator method, double cfl, Real fixed_dt = Real(0)) {
     int steps = 0;
-    check_physical();
     while (time_ < end) {
-      Real dt = fixed_dt > Real(0) ? fixed_dt : stable_dt(cfl);
+      // One pass over the cell averages checks the state this step starts from and gives the stable step.
+      Real dt = checked_stable_dt(cfl);
+      if (fixed_dt > Real(0)) dt = fixed_dt;
       // Land on `end`: take the remainder when it is below a step (or within a rounding error above it).
       if (time_ + dt * Real(1 + 1e-12) >= end) dt = end - time_;
       step(method, dt);
       if (time_ + dt * Real(1e-12) >= end) time_ = end;
       ++steps;
-      check_physical();
     }
+    check_physical();
     return steps;
   }
 
   /// Stops the run (std::runtime_error) at the first element whose coefficients are not finite or whose cell
   /// average has a non-positive density or pressure, naming the element (its number in the mesh file), the
   /// time and the values. Never continues silently with a non-physical state.
-  void check_physical() const {
-    const double mean = 1 / std::sqrt(2.0);  // mode 0 times the constant basis function is the cell average
-    for (index_t e = 0; e < k_; ++e) {
-      bool finite = true;
-      for (int v = 0; v < nv; ++v)
-        for (int m = 0; m < num_modes; ++m) finite = finite && std::isfinite(double(c_[(std::size_t(v) * num_modes + m) * k_ + e]));
-      double u[nv];
-      for (int v = 0; v < nv; ++v) u[v] = double(c_[std::size_t(v) * num_modes * k_ + e]) * mean;
-      const double p = euler::pressure(u, double(gamma_));
-      if (finite && u[euler::density] > 0 && p > 0) continue;
-      char message[320];
-      std::snprintf(message, sizeof message,
-                    "non-physical state at t = %.9g in element %lld of %s: %s, cell average density %.6g, pressure %.6g, "
-                    "velocity (%.6g, %.6g)",
-                    double(time_), static_cast<long long>(element_tag_[e]), source_.c_str(),
-                    finite ? "non-positive density or pressure" : "a coefficient is not a number", u[euler::density], p,
-                    u[euler::momentum_x] / u[euler::density], u[euler::momentum_y] / u[euler::density]);
-      throw std::runtime_error(message);
-    }
-  }
+  void check_physical() const { checked_stable_dt(0); }
 
   /// The largest stable step at the given CFL number: cfl * min over elements of the inradius over
   /// (|v| + c) of the cell average, divided by 2P + 1 (the usual DG scaling of the spectral radius).
   Real stable_dt(double cfl) const {
     double dt = 1e300;
-    const double mean = 1 / std::sqrt(2.0);  // mode 0 times the constant basis function is the cell average
     for (index_t e = 0; e < k_; ++e) {
       double u[nv];
-      for (int v = 0; v < nv; ++v) u[v] = double(c_[std::size_t(v) * num_modes * k_ + e]) * mean;
-      const double p = euler::pressure(u, double(gamma_));
-      const double speed = std::hypot(u[1], u[2]) / u[0] + std::sqrt(double(gamma_) * p / u[0]);
-      dt = std::min(dt, inradius_[e] / speed);
+      cell_average(e, u);
+      dt = std::min(dt, inradius_[e] / wave_speed(u));
     }
     return Real(cfl * dt / (2 * P + 1));
   }
@@ -286,6 +265,48 @@ class EulerDG {
   }
 
  private:
+  /// The cell average of element e (the mode-0 coefficients times the constant mode's value).
+  void cell_average(index_t e, double* u) const {
+    for (int v = 0; v < nv; ++v) u[v] = double(c_[std::size_t(v) * num_modes * k_ + e]) * mode0_value;
+  }
+  double wave_speed(const double* u) const {
+    const double p = euler::pressure(u, double(gamma_));
+    return std::hypot(u[euler::momentum_x], u[euler::momentum_y]) / u[euler::density] +
+           std::sqrt(double(gamma_) * p / u[euler::density]);
+  }
+
+  /// stable_dt(cfl) after checking the state: every coefficient finite (one linear sweep) and every cell
+  /// average of positive density and pressure, else std::runtime_error naming the time, the element's number
+  /// in the mesh file and the values.
+  Real checked_stable_dt(double cfl) const {
+    index_t bad = no_element;
+    const char* what = "a coefficient is not a number";
+    for (std::size_t i = 0; i < c_.size() && bad == no_element; ++i)
+      if (!std::isfinite(double(c_[i]))) bad = static_cast<index_t>(i % std::size_t(k_));
+    double dt = 1e300;
+    for (index_t e = 0; e < k_ && bad == no_element; ++e) {
+      double u[nv];
+      cell_average(e, u);
+      if (!(u[euler::density] > 0 && euler::pressure(u, double(gamma_)) > 0)) {
+        bad = e;
+        what = "non-positive density or pressure";
+      } else {
+        dt = std::min(dt, inradius_[e] / wave_speed(u));
+      }
+    }
+    if (bad == no_element) return Real(cfl * dt / (2 * P + 1));
+    double u[nv];
+    cell_average(bad, u);
+    char message[320];
+    std::snprintf(message, sizeof message,
+                  "non-physical state at t = %.9g in element %lld of %s: %s, cell average density %.6g, pressure %.6g, "
+                  "velocity (%.6g, %.6g)",
+                  double(time_), static_cast<long long>(element_tag_[bad]), source_.c_str(), what, u[euler::density],
+                  euler::pressure(u, double(gamma_)), u[euler::momentum_x] / u[euler::density],
+                  u[euler::momentum_y] / u[euler::density]);
+    throw std::runtime_error(message);
+  }
+
   /// The integral over the mesh of f(solution - exact) for variable var, with the degree-11 rule.
   template <class Exact, class Measure>
   double integrate_error(int var, Exact&& exact, Measure&& f) const {
