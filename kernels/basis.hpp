@@ -9,10 +9,12 @@
 
 #include <array>
 
+#include "kernels/backend.hpp"
+
 namespace kempe::basis {
 
 /// Modes of the complete polynomial space of degree p in two variables.
-constexpr int num_modes(int p) { return (p + 1) * (p + 2) / 2; }
+KEMPE_HD constexpr int num_modes(int p) { return (p + 1) * (p + 2) / 2; }
 
 /// The polynomial orders compiled into the solver.
 inline constexpr int max_order = 5;

@@ -2,9 +2,16 @@
 // only its own coefficients).
 #pragma once
 
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
 #include "kernels/backend.hpp"
 #include "kernels/basis.hpp"
 #include "kernels/euler.hpp"
+#include "kernels/registry.hpp"
+#include "mesh/mesh.hpp"
 
 namespace kempe::dg {
 
@@ -79,71 +86,260 @@ struct PositivityLimiter {
 
 namespace kempe::dg {
 
-/// The vertex bounds of the vertex-based limiter: for each mesh vertex, the smallest and largest cell average
-/// of every variable over the elements around it, [2][vars][vertices]. The vertex min/max is a race-prone
-/// scatter when elements write to their vertices (paper 001's "local maximum" loop); here each vertex
-/// gathers from its own elements (vertex_elements, a CSR list built once), so there is no race and no atomic.
-template <int P, class Real>
-struct VertexBounds {
-  index_t num_elements, num_vertices;
-  const index_t* vertex_element_begin;  ///< [vertices + 1]
-  const index_t* vertex_elements;
-  const Real* c;
-  Real* bounds;
+/// The slope limiters, chosen by name. Both limit hierarchically, from the highest derivatives down, and never
+/// change a cell average; both run on Taylor coefficients (TaylorCoefficients below) so that they compare
+/// derivatives in physical coordinates across elements of any shape.
+enum class Limiter : std::int8_t { none, vertex, moment };
+inline constexpr Named<Limiter> limiters[] = {
+    {Limiter::none, "none", "no slope limiter (smooth flows)"},
+    {Limiter::vertex, "vertex", "Kuzmin's vertex-based hierarchical limiter: bounds from all elements at each vertex"},
+    {Limiter::moment, "moment", "moment limiter: minmod of each derivative against face neighbours' differences"},
+};
+/// The limiter of the given name; std::invalid_argument with the closest known name otherwise.
+inline Limiter limiter_from_name(std::string_view name) { return find_by_name("limiter", name, limiters); }
 
-  KEMPE_HD void operator()(index_t i) const {
+/// Number of the Taylor coefficient D^(k - i, i) u (k - i derivatives in x, i in y), numbered by degree like
+/// the modes.
+KEMPE_HD constexpr int taylor_index(int k, int i) { return k * (k + 1) / 2 + i; }
+
+/// The Taylor coefficients of each element's solution about its centroid, in physical coordinates,
+/// [vars][modes][elements]: coefficient (k, i) is D^(k - i, i) u at the centroid, except (0, 0), which is the
+/// cell average (Kuzmin 2010, eq. 8: the Taylor basis functions of degree >= 1 have zero mean).
+/// `taylor_from_modes` [modes][modes] gives the coefficients of the reference monomials about the reference
+/// centroid (TriangleOperators); the affine map turns the reference monomial (r - rc)^a (s - sc)^b into
+/// (rx X + ry Y)^a (sx X + sy Y)^b with X = x - xc, Y = y - yc.
+template <int P, class Real>
+struct TaylorCoefficients {
+  index_t num_elements;
+  const Real* taylor_from_modes;
+  const Real *dr_dx, *dr_dy, *ds_dx, *ds_dy;  ///< [elements]
+  const Real* c;
+  Real* taylor;
+
+  KEMPE_HD void operator()(index_t e) const {
     constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
-    for (int v = 0; v < nv; ++v) {
-      Real lo = Real(1e300), hi = Real(-1e300);
-      for (index_t k = vertex_element_begin[i]; k < vertex_element_begin[i + 1]; ++k) {
-        const Real mean = c[(v * nm) * num_elements + vertex_elements[k]];
-        lo = mean < lo ? mean : lo;
-        hi = mean > hi ? mean : hi;
+    // expand[(k, j)][i]: the coefficient of X^(k - i) Y^i in (rx X + ry Y)^(k - j) (sx X + sy Y)^j, built
+    // degree by degree from (k - 1, j) times the first factor, or (k - 1, k - 1) times the second.
+    Real expand[nm][P + 1];
+    expand[0][0] = Real(1);
+    const Real rx = dr_dx[e], ry = dr_dy[e], sx = ds_dx[e], sy = ds_dy[e];
+    for (int k = 1; k <= P; ++k)
+      for (int j = 0; j <= k; ++j) {
+        const bool second = j == k;
+        const Real* from = expand[taylor_index(k - 1, second ? j - 1 : j)];
+        const Real a = second ? sx : rx, b = second ? sy : ry;
+        Real* to = expand[taylor_index(k, j)];
+        for (int i = 0; i <= k; ++i) to[i] = (i < k ? a * from[i] : Real(0)) + (i > 0 ? b * from[i - 1] : Real(0));
       }
-      bounds[std::size_t(v) * num_vertices + i] = lo;
-      bounds[std::size_t(nv + v) * num_vertices + i] = hi;
+    for (int v = 0; v < nv; ++v) {
+      Real ce[nm], mono[nm];
+      for (int m = 0; m < nm; ++m) ce[m] = c[(v * nm + m) * num_elements + e];
+      for (int n = 0; n < nm; ++n) {
+        Real sum = Real(0);
+        for (int m = 0; m < nm; ++m) sum += taylor_from_modes[n * nm + m] * ce[m];
+        mono[n] = sum;
+      }
+      taylor[std::size_t(v * nm) * num_elements + e] = ce[0] * Real(mode0_value);
+      for (int k = 1; k <= P; ++k)
+        for (int i = 0; i <= k; ++i) {
+          Real sum = Real(0);
+          for (int j = 0; j <= k; ++j) sum += mono[taylor_index(k, j)] * expand[taylor_index(k, j)][i];
+          // D^(k - i, i) of X^(k - i) Y^i is (k - i)! i!.
+          Real factorial = Real(1);
+          for (int f = 2; f <= k - i; ++f) factorial *= Real(f);
+          for (int f = 2; f <= i; ++f) factorial *= Real(f);
+          taylor[std::size_t(v * nm + taylor_index(k, i)) * num_elements + e] = sum * factorial;
+        }
     }
   }
 };
 
-/// Kuzmin's vertex-based limiter (J. Comput. Appl. Math. 233, 2010), variable by variable in the conserved
-/// variables: the largest alpha in [0, 1] for which the solution at each vertex of the element, mean +
-/// alpha (u(x_i) - mean), stays within the vertex bounds; the non-constant modes are scaled by alpha. At order
-/// p > 1 the same factor is applied to all non-constant modes (the simple form; Kuzmin's hierarchical version
-/// limits the higher derivatives first). Cell averages are never changed. `vertex_basis` is the basis at the
-/// reference vertices, [3][modes]; `element_vertices` [elements][3] in the element's order.
+/// Scales the Taylor terms of degree k of one variable's coefficients ce [modes] by alpha[k] (k = 1..P):
+/// ce -= sum over k with alpha[k] < 1 of (1 - alpha[k]) degree_part[k - 1] ce. The constant mode, the cell
+/// average, is untouched (degree_part has no row for it).
+template <int P, class Real>
+KEMPE_HD void scale_taylor_degrees(const Real* degree_part, const Real* alpha, Real* ce) {
+  constexpr int nm = basis::num_modes(P);
+  Real out[nm];
+  for (int n = 0; n < nm; ++n) out[n] = ce[n];
+  for (int k = 1; k <= P; ++k) {
+    if (!(alpha[k] < Real(1))) continue;
+    const Real* block = degree_part + std::size_t(k - 1) * nm * nm;
+    for (int n = 1; n < nm; ++n) {
+      Real sum = Real(0);
+      for (int m = 1; m < nm; ++m) sum += block[n * nm + m] * ce[m];
+      out[n] -= (Real(1) - alpha[k]) * sum;
+    }
+  }
+  for (int n = 0; n < nm; ++n) ce[n] = out[n];
+}
+
+/// The vertex bounds of the vertex-based limiter: for each mesh vertex, the smallest and largest value of
+/// every Taylor coefficient of degree < P (cell averages and derivatives up to order P - 1) over the elements
+/// around it, [2][vars][modes of degree P - 1][vertices]. The vertex min/max is a race-prone scatter when
+/// elements write to their vertices (paper 001's "local maximum" loop); here each vertex gathers from its own
+/// elements (vertex_elements, a CSR list built once), so there is no race and no atomic.
+template <int P, class Real>
+struct VertexBounds {
+  static constexpr int num_fields = basis::num_modes(P > 0 ? P - 1 : 0);
+  index_t num_elements, num_vertices;
+  const index_t* vertex_element_begin;  ///< [vertices + 1]
+  const index_t* vertex_elements;
+  const Real* taylor;
+  Real* bounds;
+
+  KEMPE_HD void operator()(index_t i) const {
+    constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
+    for (int v = 0; v < nv; ++v)
+      for (int d = 0; d < num_fields; ++d) {
+        Real lo = Real(1e30), hi = Real(-1e30);
+        for (index_t k = vertex_element_begin[i]; k < vertex_element_begin[i + 1]; ++k) {
+          const Real value = taylor[std::size_t(v * nm + d) * num_elements + vertex_elements[k]];
+          lo = value < lo ? value : lo;
+          hi = value > hi ? value : hi;
+        }
+        bounds[(std::size_t(v) * num_fields + d) * num_vertices + i] = lo;
+        bounds[(std::size_t(nv + v) * num_fields + d) * num_vertices + i] = hi;
+      }
+  }
+};
+
+/// The rounding noise of a Taylor coefficient of order `order` over a distance `length` (an element's size):
+/// derivatives are differences of coefficients scaled by up to order! / length^order, so their rounding is
+/// about epsilon |mean| order! / length^order, however small the derivative itself. Slopes and differences
+/// that agree to this noise are treated as equal, so that rounding never switches on the next level of a
+/// hierarchical limiter where the solution is a smooth polynomial.
+template <class Real>
+KEMPE_HD Real rounding_noise(Real mean, Real value, int order, Real length) {
+  constexpr Real relative = Real(sizeof(Real) >= 8 ? 1e-11 : 1e-4);
+  Real scale = mean < Real(0) ? -mean : mean;
+  for (int j = 1; j <= order; ++j) scale *= Real(j) / length;
+  return relative * (scale + (value < Real(0) ? -value : value)) + Real(1e-30);
+}
+
+/// The largest factor in [0, 1] by which `jump` (the change a linear reconstruction makes from `value`) can be
+/// scaled so that value + factor * jump stays within [lo, hi] (Barth & Jespersen); 1 where the reconstruction
+/// leaves the bounds by no more than `noise`.
+template <class Real>
+KEMPE_HD Real bounded_factor(Real value, Real jump, Real lo, Real hi, Real noise) {
+  Real a = Real(1);
+  if (jump > Real(0) && value + jump - hi > noise) a = (hi - value) / jump;
+  if (jump < Real(0) && lo - value - jump > noise) a = (lo - value) / jump;
+  return a < Real(0) ? Real(0) : (a > Real(1) ? Real(1) : a);
+}
+
+/// Kuzmin's vertex-based hierarchical limiter (J. Comput. Appl. Math. 233, 2010, section 4; Aizinger, Kuzmin
+/// & Korous 2017 for higher orders), variable by variable in the conserved variables. For k = P down to 1,
+/// each derivative of order k - 1 is reconstructed linearly from its value and gradient at the centroid, and
+/// alpha_k is the largest factor keeping that reconstruction within the vertex bounds at all three vertices;
+/// then alpha_k = max(alpha_k, alpha_(k+1)) (a smooth higher derivative marks a smooth extremum, not a
+/// shock), and the loop stops at the first alpha_k = 1. The Taylor terms of degree k are scaled by alpha_k.
+/// At P = 1 this is the classic vertex-based (Barth-Jespersen type) limiter with vertex bounds.
+/// `vertex_dx`, `vertex_dy` [elements][3]: the element's vertices minus its centroid; `element_vertices`
+/// [elements][3].
 template <int P, class Real>
 struct VertexLimiter {
   index_t num_elements, num_vertices;
   const index_t* element_vertices;
-  const Real* vertex_basis;
-  const Real* bounds;
+  const Real *vertex_dx, *vertex_dy;
+  const Real* degree_part;  ///< [P][modes][modes] (TriangleOperators::degree_part)
+  const Real* taylor;       ///< [vars][modes][elements]
+  const Real* bounds;       ///< [2][vars][VertexBounds::num_fields][vertices]
+  Real* c;
+
+  KEMPE_HD void operator()(index_t e) const {
+    constexpr int nm = basis::num_modes(P), nv = euler::num_vars, nd = VertexBounds<P, Real>::num_fields;
+    for (int v = 0; v < nv; ++v) {
+      Real t[nm];
+      for (int m = 0; m < nm; ++m) t[m] = taylor[std::size_t(v * nm + m) * num_elements + e];
+      Real alpha[P + 1];
+      for (int k = 0; k <= P; ++k) alpha[k] = Real(1);
+      for (int k = P; k >= 1; --k) {
+        Real a = Real(1);
+        for (int i = 0; i < k; ++i) {
+          const int d = taylor_index(k - 1, i);
+          const Real gx = t[taylor_index(k, i)], gy = t[taylor_index(k, i + 1)];
+          for (int j = 0; j < 3; ++j) {
+            const index_t vertex = element_vertices[3 * e + j];
+            const Real lo = bounds[(std::size_t(v) * nd + d) * num_vertices + vertex];
+            const Real hi = bounds[(std::size_t(nv + v) * nd + d) * num_vertices + vertex];
+            const Real dx = vertex_dx[3 * e + j], dy = vertex_dy[3 * e + j];
+            const Real noise = rounding_noise(t[0], t[d], k, std::sqrt(dx * dx + dy * dy));
+            const Real f = bounded_factor(t[d], gx * dx + gy * dy, lo, hi, noise);
+            a = f < a ? f : a;
+          }
+        }
+        if (k < P && alpha[k + 1] > a) a = alpha[k + 1];
+        alpha[k] = a;
+        if (a >= Real(1)) break;
+      }
+      if (alpha[1] >= Real(1) && alpha[P] >= Real(1)) continue;
+      Real ce[nm];
+      for (int m = 0; m < nm; ++m) ce[m] = c[(v * nm + m) * num_elements + e];
+      scale_taylor_degrees<P>(degree_part, alpha, ce);
+      for (int m = 1; m < nm; ++m) c[(v * nm + m) * num_elements + e] = ce[m];
+    }
+  }
+};
+
+/// The moment limiter (Krivodonova, JCP 226, 2007) on triangles, in the Taylor form of Yang & Wang (Adv. Appl.
+/// Math. Mech. 1, 2009): from the highest derivatives down, each gradient of a derivative of order k - 1 is
+/// compared, along the direction to each face neighbour's centroid, with theta times the difference of that
+/// derivative between the neighbour and the element (a minmod: the factor is 0 where they differ in sign,
+/// theta * difference / slope where the slope is larger). alpha_k is the smallest factor; the loop stops at
+/// the first level left unchanged (alpha_k = 1), as Krivodonova's does, and a level never keeps more than the
+/// level below it. theta in [1, 2]: 1 is minmod, 2 the monotonized-central bound. Boundary faces give no
+/// constraint. `element_neighbors` [elements][3] (no_element on the boundary), `neighbor_dx`, `neighbor_dy`
+/// [elements][3]: neighbour centroid minus own centroid, measured across the shared face (so periodic
+/// neighbours are seen at their translated position).
+template <int P, class Real>
+struct MomentLimiter {
+  index_t num_elements;
+  const index_t* element_neighbors;
+  const Real *neighbor_dx, *neighbor_dy;
+  Real theta;
+  const Real* degree_part;  ///< [P][modes][modes]
+  const Real* taylor;       ///< [vars][modes][elements]
   Real* c;
 
   KEMPE_HD void operator()(index_t e) const {
     constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
-    const Real phi0 = Real(mode0_value);
     for (int v = 0; v < nv; ++v) {
+      const Real* tv = taylor + std::size_t(v * nm) * num_elements;
+      Real alpha[P + 1];
+      for (int k = 0; k <= P; ++k) alpha[k] = Real(1);
+      bool limited = false;
+      for (int k = P; k >= 1; --k) {
+        Real a = Real(1);
+        for (int i = 0; i < k; ++i) {
+          const int d = taylor_index(k - 1, i);
+          const Real value = tv[std::size_t(d) * num_elements + e];
+          const Real gx = tv[std::size_t(taylor_index(k, i)) * num_elements + e];
+          const Real gy = tv[std::size_t(taylor_index(k, i + 1)) * num_elements + e];
+          for (int j = 0; j < 3; ++j) {
+            const index_t n = element_neighbors[3 * e + j];
+            if (n == no_element) continue;
+            const Real dx = neighbor_dx[3 * e + j], dy = neighbor_dy[3 * e + j];
+            const Real slope = gx * dx + gy * dy;
+            const Real difference = tv[std::size_t(d) * num_elements + n] - value;
+            const Real noise = rounding_noise(tv[e], value, k, std::sqrt(dx * dx + dy * dy));
+            const Real excess = slope - difference;
+            if ((excess < Real(0) ? -excess : excess) <= noise) continue;  // the same to rounding
+            Real f = slope * difference > Real(0) ? theta * difference / slope : Real(0);
+            f = f > Real(1) ? Real(1) : f;
+            a = f < a ? f : a;
+          }
+        }
+        alpha[k] = a;
+        if (a >= Real(1)) break;
+        limited = true;
+      }
+      if (!limited) continue;
+      for (int k = 2; k <= P; ++k) alpha[k] = alpha[k] < alpha[k - 1] ? alpha[k] : alpha[k - 1];
       Real ce[nm];
       for (int m = 0; m < nm; ++m) ce[m] = c[(v * nm + m) * num_elements + e];
-      const Real mean = ce[0] * phi0;
-      Real alpha = Real(1);
-      for (int j = 0; j < 3; ++j) {
-        Real value = Real(0);
-        for (int m = 0; m < nm; ++m) value += ce[m] * vertex_basis[j * nm + m];
-        const Real jump = value - mean;
-        const index_t i = element_vertices[3 * e + j];
-        const Real lo = bounds[std::size_t(v) * num_vertices + i], hi = bounds[std::size_t(nv + v) * num_vertices + i];
-        // A relative threshold keeps round-off in smooth regions from limiting.
-        const Real scale = Real(1e-12) * (mean < Real(0) ? -mean : mean) + Real(1e-300);
-        Real a = Real(1);
-        if (jump > scale) a = (hi - mean) / jump;
-        if (jump < -scale) a = (lo - mean) / jump;
-        a = a < Real(0) ? Real(0) : a;
-        alpha = a < alpha ? a : alpha;
-      }
-      if (alpha < Real(1))
-        for (int m = 1; m < nm; ++m) c[(v * nm + m) * num_elements + e] = alpha * ce[m];
+      scale_taylor_degrees<P>(degree_part, alpha, ce);
+      for (int m = 1; m < nm; ++m) c[(v * nm + m) * num_elements + e] = ce[m];
     }
   }
 };

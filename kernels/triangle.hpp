@@ -24,6 +24,17 @@ struct TriangleOperators {
   /// this side's point num_face_points - 1 - q (both elements are positively oriented).
   std::vector<double> face_basis;
   std::vector<double> face_r, face_s;  ///< [3][face points] reference coordinates of the face points
+  /// The limiters' Taylor tables (kernels/limiter_K.hpp). Monomials about the reference centroid (-1/3, -1/3)
+  /// are numbered like the modes, by degree: monomial (k, i) = (r + 1/3)^(k - i) (s + 1/3)^i has number
+  /// k (k + 1) / 2 + i.
+  /// [monomials][modes]: mode m = sum over monomials n of taylor_from_modes[n][m] times monomial n.
+  std::vector<double> taylor_from_modes;
+  /// [order][modes][modes]: block k - 1 maps the coefficients c of a solution to those of its degree-k part
+  /// about the centroid minus that part's mean (the Taylor terms of degree k, hierarchical limiting). The
+  /// blocks for k = 1..p add up to the identity without the constant mode. The degree-k part of a polynomial
+  /// about the centroid is the same function in reference and in physical coordinates (the map is affine), so
+  /// one table serves every element.
+  std::vector<double> degree_part;
 };
 
 /// Throws std::invalid_argument outside 0..basis::max_order.

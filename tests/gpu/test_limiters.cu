@@ -1,0 +1,117 @@
+// The slope limiters on the GPU against the CPU, from the same source (kernels/limiter_K.hpp): Taylor
+// coefficients, vertex bounds, the vertex-based and the moment limiter, on rough p = 3 data with made-up
+// connectivity (the kernels do not need a consistent mesh to be compared).
+#include <gtest/gtest.h>
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "kernels/backend.hpp"
+#include "kernels/limiter_K.hpp"
+#include "kernels/triangle.hpp"
+
+namespace {
+
+using kempe::index_t;
+constexpr int P = 3;
+constexpr int nm = kempe::basis::num_modes(P), nv = kempe::euler::num_vars;
+
+/// A device copy of a host vector, freed with the object.
+template <class T>
+struct DeviceCopy {
+  T* data = nullptr;
+  std::size_t size = 0;
+  explicit DeviceCopy(const std::vector<T>& host) : size(host.size()) {
+    if (cudaMalloc(&data, size * sizeof(T)) != cudaSuccess ||
+        cudaMemcpy(data, host.data(), size * sizeof(T), cudaMemcpyHostToDevice) != cudaSuccess)
+      ADD_FAILURE() << "cudaMalloc or cudaMemcpy failed";
+  }
+  ~DeviceCopy() { cudaFree(data); }
+  DeviceCopy(const DeviceCopy&) = delete;
+  DeviceCopy& operator=(const DeviceCopy&) = delete;
+};
+
+std::vector<double> to_host(const DeviceCopy<double>& device) {
+  std::vector<double> host(device.size);
+  EXPECT_EQ(cudaMemcpy(host.data(), device.data, device.size * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
+  return host;
+}
+
+void expect_close(const std::vector<double>& gpu, const std::vector<double>& cpu, const char* what) {
+  ASSERT_EQ(gpu.size(), cpu.size());
+  for (std::size_t i = 0; i < cpu.size(); ++i)
+    ASSERT_NEAR(gpu[i], cpu[i], 1e-12 * (1 + std::abs(cpu[i]))) << what << " at " << i;
+}
+
+TEST(GpuLimiters, MatchCpu) {
+  if (kempe::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
+  const index_t n = 4096, vertices = 2048;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> unit(-1, 1), metric(2, 8);
+  std::uniform_int_distribution<index_t> element(0, n - 1), vertex(0, vertices - 1);
+  std::vector<double> c(std::size_t(nv) * nm * n), rx(n), ry(n), sx(n), sy(n), vdx(3 * n), vdy(3 * n), ndx(3 * n), ndy(3 * n);
+  for (std::size_t i = 0; i < c.size(); ++i) c[i] = (i / n) % nm == 0 ? 2 + unit(rng) : 0.3 * unit(rng);
+  for (index_t e = 0; e < n; ++e) {
+    rx[e] = metric(rng), ry[e] = unit(rng), sx[e] = unit(rng), sy[e] = metric(rng);
+  }
+  for (auto* a : {&vdx, &vdy, &ndx, &ndy})
+    for (double& x : *a) x = 0.2 * unit(rng);
+  std::vector<index_t> neighbors(3 * n), element_vertices(3 * n), vertex_begin(vertices + 1), vertex_elements;
+  for (index_t& k : neighbors) k = rng() % 5 == 0 ? kempe::no_element : element(rng);
+  for (index_t& k : element_vertices) k = vertex(rng);
+  for (index_t v = 0; v < vertices; ++v) {
+    vertex_begin[v] = static_cast<index_t>(vertex_elements.size());
+    for (int k = 0; k < 6; ++k) vertex_elements.push_back(element(rng));
+  }
+  vertex_begin[vertices] = static_cast<index_t>(vertex_elements.size());
+  const kempe::dg::TriangleOperators op = kempe::dg::triangle_operators(P);
+  constexpr int nd = kempe::dg::VertexBounds<P, double>::num_fields;
+
+  std::vector<double> taylor(c.size()), bounds(std::size_t(2) * nv * nd * vertices), vertex_limited = c, moment_limited = c;
+  kempe::forall(kempe::Backend::cpu, n,
+                kempe::dg::TaylorCoefficients<P, double>{n, op.taylor_from_modes.data(), rx.data(), ry.data(), sx.data(),
+                                                         sy.data(), c.data(), taylor.data()});
+  kempe::forall(kempe::Backend::cpu, vertices,
+                kempe::dg::VertexBounds<P, double>{n, vertices, vertex_begin.data(), vertex_elements.data(), taylor.data(),
+                                                   bounds.data()});
+  kempe::forall(kempe::Backend::cpu, n,
+                kempe::dg::VertexLimiter<P, double>{n, vertices, element_vertices.data(), vdx.data(), vdy.data(),
+                                                    op.degree_part.data(), taylor.data(), bounds.data(), vertex_limited.data()});
+  kempe::forall(kempe::Backend::cpu, n,
+                kempe::dg::MomentLimiter<P, double>{n, neighbors.data(), ndx.data(), ndy.data(), 2.0, op.degree_part.data(),
+                                                    taylor.data(), moment_limited.data()});
+
+  const DeviceCopy d_table(op.taylor_from_modes), d_parts(op.degree_part), d_rx(rx), d_ry(ry), d_sx(sx), d_sy(sy);
+  const DeviceCopy d_c(c), d_taylor(taylor), d_bounds(bounds), d_vdx(vdx), d_vdy(vdy), d_ndx(ndx), d_ndy(ndy);
+  const DeviceCopy d_vertex(c), d_moment(c);
+  const DeviceCopy d_neighbors(neighbors), d_element_vertices(element_vertices), d_begin(vertex_begin),
+      d_vertex_elements(vertex_elements);
+  kempe::forall(kempe::Backend::cuda, n,
+                kempe::dg::TaylorCoefficients<P, double>{n, d_table.data, d_rx.data, d_ry.data, d_sx.data, d_sy.data,
+                                                         d_c.data, d_taylor.data});
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  expect_close(to_host(d_taylor), taylor, "Taylor coefficients");
+  kempe::forall(kempe::Backend::cuda, vertices,
+                kempe::dg::VertexBounds<P, double>{n, vertices, d_begin.data, d_vertex_elements.data, d_taylor.data,
+                                                   d_bounds.data});
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  expect_close(to_host(d_bounds), bounds, "vertex bounds");
+  // The limiters read the CPU's Taylor coefficients and bounds, so that each comparison is of one kernel.
+  const DeviceCopy d_taylor_cpu(taylor), d_bounds_cpu(bounds);
+  kempe::forall(kempe::Backend::cuda, n,
+                kempe::dg::VertexLimiter<P, double>{n, vertices, d_element_vertices.data, d_vdx.data, d_vdy.data,
+                                                    d_parts.data, d_taylor_cpu.data, d_bounds_cpu.data, d_vertex.data});
+  kempe::forall(kempe::Backend::cuda, n,
+                kempe::dg::MomentLimiter<P, double>{n, d_neighbors.data, d_ndx.data, d_ndy.data, 2.0, d_parts.data,
+                                                    d_taylor_cpu.data, d_moment.data});
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  expect_close(to_host(d_vertex), vertex_limited, "vertex limiter");
+  expect_close(to_host(d_moment), moment_limited, "moment limiter");
+  EXPECT_NE(vertex_limited, c);  // the data was rough enough to be limited
+  EXPECT_NE(moment_limited, c);
+}
+
+}  // namespace
