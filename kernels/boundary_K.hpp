@@ -17,6 +17,7 @@ enum class Kind : std::int8_t {
   inflow,    ///< the given state
   outflow,   ///< the inside state (extrapolation): for supersonic outflow
   farfield,  ///< characteristic: Riemann invariants decide what comes from outside and what from inside
+  function,  ///< the state of a named function of (x, y, t) (StateFunction), imposed like inflow
 };
 
 inline constexpr Named<Kind> kinds[] = {
@@ -24,9 +25,59 @@ inline constexpr Named<Kind> kinds[] = {
     {Kind::inflow, "inflow", "the given state (density, velocity, pressure)"},
     {Kind::outflow, "outflow", "extrapolation of the inside state (supersonic outflow)"},
     {Kind::farfield, "farfield", "characteristic far field around the given free-stream state"},
+    {Kind::function, "function", "the state of a named function of (x, y, t), e.g. double-mach for its top boundary"},
 };
 /// The kind of the given name; std::invalid_argument with the closest known name otherwise.
 inline Kind kind_from_name(std::string_view name) { return find_by_name("boundary condition", name, kinds); }
+
+/// States given as functions of position and time, for boundaries that move with the flow (the ghost state of
+/// Kind::function) and for initial states. Defined for gamma = 1.4, like the published cases.
+enum class StateFunction : std::int8_t {
+  double_mach,        ///< Woodward & Colella's Mach 10 shock at 60 degrees, foot at x = 1/6 at t = 0
+  isentropic_vortex,  ///< Shu's vortex, centre (5, 5) at t = 0, carried by the mean flow (1, 1)
+};
+
+inline constexpr Named<StateFunction> state_functions[] = {
+    {StateFunction::double_mach, "double-mach",
+     "post-shock state (rho 8, p 116.5, speed 8.25 at -30 degrees) behind x = 1/6 + (y + 20 t) / sqrt(3), "
+     "pre-shock (rho 1.4, p 1, at rest) ahead of it"},
+    {StateFunction::isentropic_vortex, "isentropic-vortex",
+     "the exact isentropic vortex (epsilon 5) centred at (5 + t, 5 + t) in the mean flow rho = u = v = p = 1"},
+};
+/// The state function of the given name; std::invalid_argument with the closest known name otherwise.
+inline StateFunction state_function_from_name(std::string_view name) {
+  return find_by_name("state function", name, state_functions);
+}
+
+/// The conserved state of function f at (x, y) and time t.
+template <class Real>
+KEMPE_HD void function_state(StateFunction f, Real x, Real y, Real t, Real gamma, Real* out) {
+  switch (f) {
+    case StateFunction::double_mach: {
+      // The shock runs at Mach 10 into gas at rest with sound speed 1, along its normal (cos 30, -sin 30), so
+      // its trace on any horizontal line runs at 10 / cos 30 = 20 / sqrt(3) (cases.md).
+      const Real inv_sqrt3 = Real(0.57735026918962576451);
+      const Real shock_x = Real(1) / Real(6) + (y + Real(20) * t) * inv_sqrt3;
+      if (x < shock_x)
+        euler::conserved(Real(8), Real(8.25) * Real(0.86602540378443864676), Real(-8.25) * Real(0.5), Real(116.5), gamma, out);
+      else
+        euler::conserved(Real(1.4), Real(0), Real(0), Real(1), gamma, out);
+      return;
+    }
+    case StateFunction::isentropic_vortex: {
+      // Shu (ICASE report 2001-11), cases.md: velocity perturbation and temperature drop about the moving centre.
+      const Real eps = Real(5), pi = Real(3.14159265358979323846);
+      const Real xc = x - Real(5) - t, yc = y - Real(5) - t, r2 = xc * xc + yc * yc;
+      const Real bump = std::exp((Real(1) - r2) / Real(2));
+      const Real vx = Real(1) - yc * eps / (Real(2) * pi) * bump, vy = Real(1) + xc * eps / (Real(2) * pi) * bump;
+      const Real temperature =
+          Real(1) - (gamma - Real(1)) * eps * eps / (Real(8) * gamma * pi * pi) * std::exp(Real(1) - r2);
+      const Real rho = std::pow(temperature, Real(1) / (gamma - Real(1)));
+      euler::conserved(rho, vx, vy, rho * temperature, gamma, out);
+      return;
+    }
+  }
+}
 
 /// The ghost state of one boundary face point. `outside` is the group's given state (conserved variables;
 /// ignored by wall and outflow).
@@ -43,6 +94,7 @@ KEMPE_HD void ghost_state(Kind kind, const Real* outside, const Real* inside, Re
       return;
     }
     case Kind::inflow:
+    case Kind::function:  // `outside` is the function's state at the point (GroupBoundary)
       for (int v = 0; v < num_vars; ++v) ghost[v] = outside[v];
       return;
     case Kind::outflow:
@@ -80,14 +132,23 @@ KEMPE_HD void ghost_state(Kind kind, const Real* outside, const Real* inside, Re
   }
 }
 
-/// The ghost-state functor of the DG kernels for a table of boundary groups: kind[group] and
-/// state[group][num_vars] (conserved), device pointers.
+/// The ghost-state functor of the DG kernels for a table of boundary groups: kind[group],
+/// state[group][num_vars] (conserved) and, for Kind::function, function[group]; device pointers. `function`
+/// may be null when no group has Kind::function.
 template <class Real>
 struct GroupBoundary {
   const Kind* kind;
   const Real* state;
   Real gamma;
-  KEMPE_HD void operator()(std::int32_t group, const Real* inside, Real nx, Real ny, Real, Real, Real, Real* ghost) const {
+  const StateFunction* function = nullptr;
+  KEMPE_HD void operator()(std::int32_t group, const Real* inside, Real nx, Real ny, Real x, Real y, Real t,
+                           Real* ghost) const {
+    if (kind[group] == Kind::function) {
+      Real outside[euler::num_vars] = {};
+      function_state(function[group], x, y, t, gamma, outside);
+      ghost_state(Kind::function, outside, inside, nx, ny, gamma, ghost);
+      return;
+    }
     ghost_state(kind[group], state + euler::num_vars * group, inside, nx, ny, gamma, ghost);
   }
 };

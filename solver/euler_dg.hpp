@@ -166,7 +166,8 @@ class EulerDG {
   std::vector<Real>& solution() { return c_; }
 
   /// The solution becomes the L2 projection of state(x, y, out) (conserved variables), with the degree 2P + 1
-  /// volume rule.
+  /// volume rule, then passes the limiters that are on (a projected shock overshoots, and its first stage
+  /// would otherwise see negative pressures).
   template <class State>
   void project(State&& state) {
     const int nq = static_cast<int>(volume_weight_.size());
@@ -181,6 +182,7 @@ class EulerDG {
             c_[(std::size_t(v) * num_modes + m) * k_ + e] +=
                 Real(volume_weight_[q] * volume_basis_[std::size_t(q) * num_modes + m] * u[v]);
       }
+    limit(c_);
   }
 
   /// out = dc/dt at `time` for the coefficients c.
@@ -220,10 +222,7 @@ class EulerDG {
   void step(Integrator method, Real dt) {
     auto rhs_of = [this](const std::vector<Real>& c, Real t, std::vector<Real>& out) { rhs(c, t, out); };
     if (positivity_epsilon_ > Real(0) || limiter_ != Limiter::none)
-      integrator_.step(method, time_, dt, c_, rhs_of, [this](std::vector<Real>& c) {
-        limit_slopes(c);  // slopes first, then positivity (which only ever shrinks them)
-        if (positivity_epsilon_ > Real(0)) limit_positivity(c);
-      });
+      integrator_.step(method, time_, dt, c_, rhs_of, [this](std::vector<Real>& c) { limit(c); });
     else
       integrator_.step(method, time_, dt, c_, rhs_of);
     time_ += dt;
@@ -278,6 +277,13 @@ class EulerDG {
            TaylorCoefficients<P, Real>{k_, taylor_from_modes_.data(), dr_dx_.data(), dr_dy_.data(), ds_dx_.data(),
                                        ds_dy_.data(), c_.data(), out.data()});
     return out;
+  }
+
+  /// Applies the limiters that are on to the coefficients c: slopes first, then positivity (which only ever
+  /// shrinks them).
+  void limit(std::vector<Real>& c) {
+    limit_slopes(c);
+    if (positivity_epsilon_ > Real(0)) limit_positivity(c);
   }
 
   /// Applies the positivity limiter to the coefficients c (see kernels/limiter_K.hpp).

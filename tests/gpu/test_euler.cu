@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/backend.hpp"
+#include "kernels/boundary_K.hpp"
 #include "kernels/euler.hpp"
 
 namespace {
@@ -50,6 +51,34 @@ TEST(GpuEuler, FluxesMatchCpu) {
       ASSERT_NEAR(gpu[k], cpu[k], 1e-12 * (1 + std::abs(cpu[k]))) << info.name << " at " << k;
   }
   cudaFree(d_states);
+  cudaFree(d_out);
+}
+
+/// Point i: the state of function f at a point of [0, 10]^2 and time 0.01 i / n.
+struct FunctionStates {
+  kempe::bc::StateFunction f;
+  kempe::index_t n;
+  double* out;  // [n][num_vars]
+  KEMPE_HD void operator()(kempe::index_t i) const {
+    const double x = 10.0 * (i % 97) / 97, y = 10.0 * (i % 89) / 89;
+    kempe::bc::function_state(f, x, y, 0.01 * i / n, 1.4, out + num_vars * i);
+  }
+};
+
+TEST(GpuEuler, StateFunctionsMatchCpu) {
+  if (kempe::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
+  const kempe::index_t n = 1 << 14;
+  double* d_out = nullptr;
+  ASSERT_EQ(cudaMalloc(&d_out, std::size_t(n) * num_vars * sizeof(double)), cudaSuccess);
+  for (const auto& info : kempe::bc::state_functions) {
+    std::vector<double> cpu(std::size_t(n) * num_vars), gpu(cpu.size());
+    kempe::forall(kempe::Backend::cpu, n, FunctionStates{info.value, n, cpu.data()});
+    kempe::forall(kempe::Backend::cuda, n, FunctionStates{info.value, n, d_out});
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(gpu.data(), d_out, gpu.size() * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
+    for (std::size_t k = 0; k < cpu.size(); ++k)
+      ASSERT_NEAR(gpu[k], cpu[k], 1e-13 * (1 + std::abs(cpu[k]))) << info.name << " at " << k;
+  }
   cudaFree(d_out);
 }
 

@@ -12,23 +12,24 @@
 
 namespace kempe::test {
 
-/// n x n unit squares on [0, n]^2, each split into two triangles (or kept as a quadrilateral). Groups: "wall".
-inline RawMesh square_grid(int n, bool triangles) {
+/// nx x ny unit squares on [0, nx] x [0, ny], each split into two triangles (or kept as a quadrilateral).
+/// Groups: "wall".
+inline RawMesh rectangle_grid(int nx, int ny, bool triangles) {
   RawMesh raw;
   raw.source = triangles ? "triangle-grid" : "quad-grid";
   raw.dim = 2;
-  auto node = [n](int i, int j) { return static_cast<index_t>(j * (n + 1) + i); };
-  for (int j = 0; j <= n; ++j)
-    for (int i = 0; i <= n; ++i) {
+  auto node = [nx](int i, int j) { return static_cast<index_t>(j * (nx + 1) + i); };
+  for (int j = 0; j <= ny; ++j)
+    for (int i = 0; i <= nx; ++i) {
       // A small deterministic shear keeps the mesh unstructured-looking without changing its topology.
-      raw.x.push_back(i + 0.1 * ((i * 7 + j * 3) % 5) / 5.0 * (i > 0 && i < n));
+      raw.x.push_back(i + 0.1 * ((i * 7 + j * 3) % 5) / 5.0 * (i > 0 && i < nx));
       raw.y.push_back(j);
       raw.z.push_back(0);
       raw.node_tag.push_back(static_cast<std::int64_t>(raw.x.size()));
     }
   std::int64_t tag = 1;
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) {
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) {
       const index_t a = node(i, j), b = node(i + 1, j), c = node(i + 1, j + 1), d = node(i, j + 1);
       if (triangles) {
         const index_t t1[3] = {a, b, c}, t2[3] = {a, c, d};
@@ -42,6 +43,9 @@ inline RawMesh square_grid(int n, bool triangles) {
   raw.group_names.push_back("wall");
   return raw;
 }
+
+/// n x n unit squares on [0, n]^2 (rectangle_grid).
+inline RawMesh square_grid(int n, bool triangles) { return rectangle_grid(n, n, triangles); }
 
 enum class CellSplit { hexahedra, prisms, tetrahedra };
 

@@ -184,6 +184,58 @@ TEST(BoundaryConditions, FarfieldIsConsistentAndUpwindWhenSupersonic) {
   }
 }
 
+TEST(BoundaryFunctions, DoubleMachStatesAreAMachTenShockThatMoves) {
+  using bc::StateFunction;
+  auto primitive = [](double x, double y, double t) {
+    State u;
+    bc::function_state(StateFunction::double_mach, x, y, t, gamma_air, u.data());
+    return std::array<double, 4>{u[0], u[1] / u[0], u[2] / u[0], euler::pressure(u.data(), gamma_air)};
+  };
+  // cases.md: behind the shock rho 8, u 7.14471, v -4.125, p 116.5; ahead rho 1.4 at rest, p 1.
+  const auto post = primitive(0.16, 0.0, 0.0), pre = primitive(0.17, 0.0, 0.0);
+  EXPECT_NEAR(post[0], 8, 1e-14);
+  EXPECT_NEAR(post[1], 7.14471, 5e-6);
+  EXPECT_NEAR(post[2], -4.125, 1e-13);
+  EXPECT_NEAR(post[3], 116.5, 1e-12);
+  EXPECT_EQ(pre, (std::array<double, 4>{1.4, 0, 0, 1}));
+  // The top boundary at t = 0.2: the shock crosses y = 1 at x = 1/6 + (1 + 20 t) / sqrt(3) = 3.0534.
+  EXPECT_EQ(primitive(3.05, 1.0, 0.2)[0], 8);
+  EXPECT_EQ(primitive(3.06, 1.0, 0.2)[0], 1.4);
+  // Rankine-Hugoniot across the shock moving at 10 along its normal (cos 30, -sin 30): mass, normal momentum
+  // and total enthalpy in the shock frame agree on both sides (the published numbers are exact).
+  const double nx = std::sqrt(3.0) / 2, ny = -0.5, speed = 10;
+  const double w_post = post[1] * nx + post[2] * ny - speed, w_pre = pre[1] * nx + pre[2] * ny - speed;
+  EXPECT_NEAR(post[0] * w_post, pre[0] * w_pre, 1e-12);
+  EXPECT_NEAR(post[0] * w_post * w_post + post[3], pre[0] * w_pre * w_pre + pre[3], 1e-11);
+  const double k = gamma_air / (gamma_air - 1);
+  EXPECT_NEAR(k * post[3] / post[0] + w_post * w_post / 2, k * pre[3] / pre[0] + w_pre * w_pre / 2, 1e-12);
+  // The tangential velocity is continuous (zero ahead).
+  EXPECT_NEAR(-post[1] * ny + post[2] * nx, 0, 1e-13);
+}
+
+TEST(BoundaryFunctions, TheIsentropicVortexMatchesItsPublishedCentreAndMoves) {
+  State centre, moved;
+  bc::function_state(bc::StateFunction::isentropic_vortex, 5.0, 5.0, 0.0, gamma_air, centre.data());
+  EXPECT_NEAR(centre[euler::density], 0.493807, 5e-7);  // cases.md's check values
+  EXPECT_NEAR(euler::pressure(centre.data(), gamma_air), 0.372375, 5e-7);
+  bc::function_state(bc::StateFunction::isentropic_vortex, 7.5, 6.5, 2.5, gamma_air, moved.data());
+  State start;
+  bc::function_state(bc::StateFunction::isentropic_vortex, 5.0, 4.0, 0.0, gamma_air, start.data());
+  for (int v = 0; v < num_vars; ++v) EXPECT_NEAR(moved[v], start[v], 1e-15);
+  // Kind::function takes the function's state whatever the inside state, like inflow.
+  State ghost;
+  bc::ghost_state(bc::Kind::function, centre.data(), start.data(), 1.0, 0.0, gamma_air, ghost.data());
+  EXPECT_EQ(ghost, centre);
+  EXPECT_EQ(bc::state_function_from_name("double-mach"), bc::StateFunction::double_mach);
+  EXPECT_EQ(bc::kind_from_name("function"), bc::Kind::function);
+  try {
+    bc::state_function_from_name("double_mach");
+    ADD_FAILURE();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("unknown state function 'double_mach'; did you mean 'double-mach'?"));
+  }
+}
+
 TEST(ExactRiemann, ReproducesToroTable4_3) {
   // ../shared/reference/cases.md: Toro's tests 1-5, star pressure, velocity and densities.
   struct Case {
