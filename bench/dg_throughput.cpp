@@ -1,7 +1,8 @@
 // DG throughput on the CPU backend: DOF updates per second per Runge-Kutta stage for p = 1..5, for the four
-// race strategies, on an N x N grid of squares split into triangles (default N = 700: 980k
-// triangles, the size of the 1M-triangle target). A DOF is one modal coefficient of one variable.
-// Threads come from OMP_NUM_THREADS. Prints Markdown rows; bench/dg_throughput.sh runs it on 1 and 2 threads.
+// race strategies, per kernel and in total, on an N x N grid of squares split into triangles (default N = 700:
+// 980k triangles, the size of the 1M-triangle target); then for every element ordering. A DOF is one
+// modal coefficient of one variable. Threads come from OMP_NUM_THREADS. Usage: kempe_bench_dg [N] [STAGES]
+// [all|strategies|orderings]. Prints Markdown rows; bench/dg_throughput.sh runs it on 1 and 2 threads.
 //
 // Bandwidth model per stage (bytes that must move at least): the right-hand side reads the solution and
 // writes the rhs, the update reads the stage start, the stage and the rhs and writes the solution: 6 arrays of
@@ -11,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -43,8 +45,23 @@ double copy_bandwidth() {
   return 2.0 * n * sizeof(double) / best;  // read + write
 }
 
+/// Seconds per call of f, the best of `repeats` timed calls after one warm-up call.
+template <class F>
+double best_seconds(int repeats, F&& f) {
+  f();
+  double best = 1e300;
+  for (int r = 0; r < repeats; ++r) {
+    const auto t0 = Clock::now();
+    f();
+    best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  return best;
+}
+
+/// One row: DOF updates per second per SSP-RK3 stage, the stage's time split into eval_volume, eval_surface
+/// (by the strategy) and the rest (the stage update; limiters are off), and the bandwidth model.
 template <int P>
-void run(const Mesh& mesh, dg::Strategy strategy, int stages, double bandwidth, int threads) {
+void run(const Mesh& mesh, const char* ordering, dg::Strategy strategy, int stages, double bandwidth, int threads) {
   dg::EulerDG<P, double, euler::Flux::rusanov, FreeStream> solver(mesh, 1.4, FreeStream{}, strategy);
   solver.project([](double x, double y, double* u) {
     euler::conserved(1 + 0.1 * std::sin(x), 0.5, 0.2 + 0.05 * std::cos(y), 1.0, 1.4, u);
@@ -55,11 +72,23 @@ void run(const Mesh& mesh, dg::Strategy strategy, int stages, double bandwidth, 
   const int steps = std::max(1, stages / 3);
   for (int s = 0; s < steps; ++s) solver.step(dg::Integrator::ssprk3, dt);
   const double per_stage = std::chrono::duration<double>(Clock::now() - t0).count() / (3.0 * steps);
+  std::vector<double> out(solver.solution().size());
+  const int repeats = std::max(1, stages / 3);
+  const double volume = best_seconds(repeats, [&] { solver.eval_volume(solver.solution(), out); });
+  const double surface = best_seconds(repeats, [&] { solver.eval_surface(solver.solution(), 0.0, out); });
   const double dofs = double(euler::num_vars) * basis::num_modes(P) * mesh.num_elements();
   const double bytes = 6 * dofs * 8 + 5.0 * 8 * mesh.num_elements() + 80.0 * mesh.num_faces();
-  std::printf("| %d | %s | %d | %d | %.3e | %.2f | %.1f | %.0f%% |\n", P,
-              std::string(dg::strategies[int(strategy)].name).c_str(), threads, mesh.num_elements(), dofs / per_stage,
-              per_stage * 1e3, bytes / per_stage / 1e9, 100 * bytes / per_stage / bandwidth);
+  std::printf("| %d | %s | %s | %d | %d | %.3e | %.2f | %.2f | %.2f | %.2f | %.1f | %.0f%% |\n", P,
+              std::string(dg::strategies[int(strategy)].name).c_str(), ordering, threads, mesh.num_elements(),
+              dofs / per_stage, per_stage * 1e3, volume * 1e3, surface * 1e3,
+              std::max(0.0, per_stage - volume - surface) * 1e3, bytes / per_stage / 1e9,
+              100 * bytes / per_stage / bandwidth);
+}
+
+void header() {
+  std::printf("| p | strategy | ordering | threads | triangles | DOF updates/s per stage | ms per stage | eval_volume ms | "
+              "eval_surface ms | update ms | modeled GB/s | of copy bandwidth |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 }
 
 }  // namespace
@@ -67,21 +96,56 @@ void run(const Mesh& mesh, dg::Strategy strategy, int stages, double bandwidth, 
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 700;
   const int stages = argc > 2 ? std::atoi(argv[2]) : 9;
+  const std::string part = argc > 3 ? argv[3] : "all";
   const int threads = cpu_threads();
-  Mesh mesh = build_mesh(test::square_grid(n, true));
-  FaceColoring coloring = color_faces(mesh, {"kempe", 1});
-  apply_ordering(mesh, coloring, find_ordering("color_renumber").compute(mesh, coloring));
   const double bandwidth = copy_bandwidth();
   std::printf("copy bandwidth: %.1f GB/s (%d threads)\n\n", bandwidth / 1e9, threads);
-  std::printf("| p | strategy | threads | triangles | DOF updates/s per stage | ms per stage | modeled GB/s | of copy bandwidth |\n");
-  std::printf("|---|---|---|---|---|---|---|---|\n");
-  for (const auto& named : dg::strategies) {
-    const dg::Strategy strategy = named.value;
-    run<1>(mesh, strategy, stages, bandwidth, threads);
-    run<2>(mesh, strategy, stages, bandwidth, threads);
-    run<3>(mesh, strategy, stages, bandwidth, threads);
-    run<4>(mesh, strategy, stages, bandwidth, threads);
-    run<5>(mesh, strategy, stages, bandwidth, threads);
+  const Mesh input = build_mesh(test::square_grid(n, true));
+  FaceColoring input_coloring = color_faces(input, {"kempe", 1});
+  auto ordered = [&](const char* name, const Mesh& from) {
+    Mesh mesh = from;
+    FaceColoring coloring = input_coloring;
+    apply_ordering(mesh, coloring, find_ordering(name).compute(mesh, coloring));
+    return mesh;
+  };
+  if (part == "all" || part == "strategies") {
+    // Every strategy and order on the solver's default numbering.
+    const Mesh mesh = ordered("color_renumber", input);
+    header();
+    for (const auto& named : dg::strategies) {
+      run<1>(mesh, "color_renumber", named.value, stages, bandwidth, threads);
+      run<2>(mesh, "color_renumber", named.value, stages, bandwidth, threads);
+      run<3>(mesh, "color_renumber", named.value, stages, bandwidth, threads);
+      run<4>(mesh, "color_renumber", named.value, stages, bandwidth, threads);
+      run<5>(mesh, "color_renumber", named.value, stages, bandwidth, threads);
+    }
+    std::printf("\n");
+  }
+  if (part == "all" || part == "orderings") {
+    // Every ordering, from an input numbering shuffled at random (a mesh generator's numbering is rarely
+    // this bad, the grid's own far better; the shuffle shows what each ordering recovers).
+    Mesh shuffled = input;
+    {
+      Permutation shuffle;
+      shuffle.element_new.resize(input.num_elements());
+      for (index_t e = 0; e < input.num_elements(); ++e) shuffle.element_new[e] = e;
+      std::mt19937 rng(11);
+      std::shuffle(shuffle.element_new.begin(), shuffle.element_new.end(), rng);
+      // Faces grouped by color, as every ordering leaves them.
+      Mesh mesh = input;
+      FaceColoring coloring = input_coloring;
+      const Permutation as_read = find_ordering("as_read").compute(mesh, coloring);
+      shuffle.face_new = as_read.face_new;
+      apply_ordering(shuffled, input_coloring, shuffle);
+    }
+    header();
+    for (const char* name : {"as_read", "color_renumber", "rcm", "hilbert"}) {
+      const Mesh mesh = ordered(name, shuffled);
+      for (const dg::Strategy strategy : {dg::Strategy::colored, dg::Strategy::atomic}) {
+        run<1>(mesh, name, strategy, stages, bandwidth, threads);
+        run<3>(mesh, name, strategy, stages, bandwidth, threads);
+      }
+    }
   }
   return 0;
 }

@@ -67,6 +67,16 @@ KEMPE_HD void atomic_add(Real* p, Real v) {
 #endif
 }
 
+/// Asks the CPU to start loading the cache line at p (a hint; no-op on the GPU, whose warps hide memory
+/// latency by switching). For gathers whose addresses are known ahead, like a face's right element.
+KEMPE_HD void prefetch(const void* p) {
+#if defined(__CUDA_ARCH__)
+  (void)p;
+#else
+  __builtin_prefetch(p);
+#endif
+}
+
 /// Runs f(i) for i in [0, n) on the CPU with OpenMP; f must be safe to run concurrently for distinct i.
 template <class F>
 void forall_cpu(index_t n, F&& f) {

@@ -188,16 +188,30 @@ struct FaceIntegrals {
   }
 };
 
-/// colored and atomic: face `first + i` adds its contributions to both elements' rhs.
+/// Faces ahead whose right element a face loop prefetches: enough to cover a memory latency (about 100 ns)
+/// at 50-150 ns per face.
+inline constexpr index_t prefetch_distance = 8;
+
+/// colored and atomic: face `first + i` (of faces [first, end)) adds its contributions to both elements' rhs.
 template <int P, class Real, euler::Flux F, bool Atomic, class Boundary>
 struct EvalSurface {
-  index_t first;
+  index_t first, end;
   Real* rhs;
   FaceIntegrals<P, Real, F, Boundary> integrals;
 
   KEMPE_HD void operator()(index_t i) const {
     constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
     const index_t k = integrals.num_elements, f = first + i;
+    // The left elements of a color's faces ascend (the orderings sort them), so the hardware prefetcher
+    // follows them; the right elements jump, one cache line per (variable, mode) plane.
+    if (f + prefetch_distance < end) {
+      const index_t ahead = integrals.fc.right[f + prefetch_distance];
+      if (ahead != no_element)
+        for (int vm = 0; vm < nv * nm; ++vm) {
+          prefetch(&integrals.c[vm * k + ahead]);
+          prefetch(&rhs[vm * k + ahead]);
+        }
+    }
     Real to_l[nv][nm], to_r[nv][nm];
     integrals(f, to_l, to_r);
     const index_t l = integrals.fc.left[f], r = integrals.fc.right[f];

@@ -185,26 +185,33 @@ class EulerDG {
     limit(c_);
   }
 
-  /// out = dc/dt at `time` for the coefficients c.
+  /// out = dc/dt at `time` for the coefficients c: eval_volume, then eval_surface.
   void rhs(const std::vector<Real>& c, Real time, std::vector<Real>& out) {
-    const Tables<Real> t{volume_weight_.data(), volume_basis_.data(), volume_grad_r_.data(), volume_grad_s_.data(),
-                         face_weight_.data(), face_abscissa_.data(), face_basis_.data()};
-    const Geometry<Real> g{jacobian_.data(), dr_dx_.data(), dr_dy_.data(), ds_dx_.data(), ds_dy_.data()};
+    eval_volume(c, out);
+    eval_surface(c, time, out);
+  }
+
+  /// out = the volume term of dc/dt (overwrites out; one work item per element).
+  void eval_volume(const std::vector<Real>& c, std::vector<Real>& out) const {
+    forall(Backend::cpu, k_, EvalVolume<P, Real>{k_, gamma_, c.data(), out.data(), tables(), geometry()});
+  }
+
+  /// out += the surface term of dc/dt at `time`, by the race strategy of the solver.
+  void eval_surface(const std::vector<Real>& c, Real time, std::vector<Real>& out) {
     const Faces<Real> fc{face_left_.data(), face_right_.data(), face_left_local_.data(), face_right_local_.data(),
                          normal_x_.data(), normal_y_.data(), length_.data(), x0_.data(), y0_.data(), x1_.data(),
                          y1_.data(), face_boundary_.data()};
-    forall(Backend::cpu, k_, EvalVolume<P, Real>{k_, gamma_, c.data(), out.data(), t, g});
-    const FaceIntegrals<P, Real, F, Boundary> integrals{k_, gamma_, time, c.data(), t, g, fc, boundary_};
+    const FaceIntegrals<P, Real, F, Boundary> integrals{k_, gamma_, time, c.data(), tables(), geometry(), fc, boundary_};
     const index_t nf = static_cast<index_t>(face_left_.size());
     switch (strategy_) {
       case Strategy::colored:
         // One launch per color: no two faces of a color share an element, so no update races (paper 000).
         for (std::size_t color = 0; color + 1 < color_begin_.size(); ++color)
           forall(Backend::cpu, color_begin_[color + 1] - color_begin_[color],
-                 EvalSurface<P, Real, F, false, Boundary>{color_begin_[color], out.data(), integrals});
+                 EvalSurface<P, Real, F, false, Boundary>{color_begin_[color], color_begin_[color + 1], out.data(), integrals});
         break;
       case Strategy::atomic:
-        forall(Backend::cpu, nf, EvalSurface<P, Real, F, true, Boundary>{0, out.data(), integrals});
+        forall(Backend::cpu, nf, EvalSurface<P, Real, F, true, Boundary>{0, nf, out.data(), integrals});
         break;
       case Strategy::buffered:
         buffer_.resize(std::size_t(2) * nv * num_modes * nf);
@@ -218,6 +225,16 @@ class EulerDG {
     }
   }
 
+ private:
+  Tables<Real> tables() const {
+    return {volume_weight_.data(), volume_basis_.data(), volume_grad_r_.data(), volume_grad_s_.data(),
+            face_weight_.data(), face_abscissa_.data(), face_basis_.data()};
+  }
+  Geometry<Real> geometry() const {
+    return {jacobian_.data(), dr_dx_.data(), dr_dy_.data(), ds_dx_.data(), ds_dy_.data()};
+  }
+
+ public:
   /// One step of the given integrator (see time_integrators.hpp); stage times reach the boundary states.
   void step(Integrator method, Real dt) {
     auto rhs_of = [this](const std::vector<Real>& c, Real t, std::vector<Real>& out) { rhs(c, t, out); };
