@@ -17,15 +17,16 @@
 #include "kernels/basis.hpp"
 #include "kernels/euler.hpp"
 #include "kernels/registry.hpp"
+#include "mesh/mesh.hpp"
 
 namespace kempe::dg {
 
 /// Points of the Witherden-Vincent rule of degree 2p + 1 (quadrature.hpp) and of the face rule (p + 1 Gauss).
-constexpr int volume_points(int p) {
+KEMPE_HD constexpr int volume_points(int p) {
   constexpr int points[] = {1, 6, 7, 15, 19, 28};
   return points[p];
 }
-constexpr int face_points(int p) { return p + 1; }
+KEMPE_HD constexpr int face_points(int p) { return p + 1; }
 
 /// The reference tables of TriangleOperators (triangle.hpp), as pointers the kernels read.
 template <class Real>

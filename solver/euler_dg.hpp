@@ -345,6 +345,22 @@ class EulerDG {
     return Real(cfl * dt / (2 * P + 1));
   }
 
+  /// The lowest pressure at the positivity limiter's check points (every volume and face quadrature point of
+  /// every element): positive in every run with the positivity limiter on.
+  double lowest_pressure() const {
+    const int points = static_cast<int>(check_basis_.size() / num_modes);
+    double lowest = 1e300;
+    for (index_t e = 0; e < k_; ++e)
+      for (int q = 0; q < points; ++q) {
+        double u[nv] = {};
+        for (int v = 0; v < nv; ++v)
+          for (int m = 0; m < num_modes; ++m)
+            u[v] += double(c_[(std::size_t(v) * num_modes + m) * k_ + e]) * double(check_basis_[std::size_t(q) * num_modes + m]);
+        lowest = std::min(lowest, euler::pressure(u, double(gamma_)));
+      }
+    return lowest;
+  }
+
   /// L2 norm over the mesh of (variable var of the solution) - exact(x, y, out)[var], with the degree-11 rule.
   template <class Exact>
   double l2_error(int var, Exact&& exact) const {

@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "device_copy.hpp"
 #include "kernels/backend.hpp"
 #include "kernels/limiter_K.hpp"
 #include "kernels/triangle.hpp"
@@ -18,33 +19,6 @@ namespace {
 using kempe::index_t;
 constexpr int P = 3;
 constexpr int nm = kempe::basis::num_modes(P), nv = kempe::euler::num_vars;
-
-/// A device copy of a host vector, freed with the object.
-template <class T>
-struct DeviceCopy {
-  T* data = nullptr;
-  std::size_t size = 0;
-  explicit DeviceCopy(const std::vector<T>& host) : size(host.size()) {
-    if (cudaMalloc(&data, size * sizeof(T)) != cudaSuccess ||
-        cudaMemcpy(data, host.data(), size * sizeof(T), cudaMemcpyHostToDevice) != cudaSuccess)
-      ADD_FAILURE() << "cudaMalloc or cudaMemcpy failed";
-  }
-  ~DeviceCopy() { cudaFree(data); }
-  DeviceCopy(const DeviceCopy&) = delete;
-  DeviceCopy& operator=(const DeviceCopy&) = delete;
-};
-
-std::vector<double> to_host(const DeviceCopy<double>& device) {
-  std::vector<double> host(device.size);
-  EXPECT_EQ(cudaMemcpy(host.data(), device.data, device.size * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
-  return host;
-}
-
-void expect_close(const std::vector<double>& gpu, const std::vector<double>& cpu, const char* what) {
-  ASSERT_EQ(gpu.size(), cpu.size());
-  for (std::size_t i = 0; i < cpu.size(); ++i)
-    ASSERT_NEAR(gpu[i], cpu[i], 1e-12 * (1 + std::abs(cpu[i]))) << what << " at " << i;
-}
 
 TEST(GpuLimiters, MatchCpu) {
   if (kempe::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
@@ -84,23 +58,23 @@ TEST(GpuLimiters, MatchCpu) {
                 kempe::dg::MomentLimiter<P, double>{n, neighbors.data(), ndx.data(), ndy.data(), 2.0, op.degree_part.data(),
                                                     taylor.data(), moment_limited.data()});
 
-  const DeviceCopy d_table(op.taylor_from_modes), d_parts(op.degree_part), d_rx(rx), d_ry(ry), d_sx(sx), d_sy(sy);
-  const DeviceCopy d_c(c), d_taylor(taylor), d_bounds(bounds), d_vdx(vdx), d_vdy(vdy), d_ndx(ndx), d_ndy(ndy);
-  const DeviceCopy d_vertex(c), d_moment(c);
-  const DeviceCopy d_neighbors(neighbors), d_element_vertices(element_vertices), d_begin(vertex_begin),
+  const kempe::test::DeviceCopy d_table(op.taylor_from_modes), d_parts(op.degree_part), d_rx(rx), d_ry(ry), d_sx(sx), d_sy(sy);
+  const kempe::test::DeviceCopy d_c(c), d_taylor(taylor), d_bounds(bounds), d_vdx(vdx), d_vdy(vdy), d_ndx(ndx), d_ndy(ndy);
+  const kempe::test::DeviceCopy d_vertex(c), d_moment(c);
+  const kempe::test::DeviceCopy d_neighbors(neighbors), d_element_vertices(element_vertices), d_begin(vertex_begin),
       d_vertex_elements(vertex_elements);
   kempe::forall(kempe::Backend::cuda, n,
                 kempe::dg::TaylorCoefficients<P, double>{n, d_table.data, d_rx.data, d_ry.data, d_sx.data, d_sy.data,
                                                          d_c.data, d_taylor.data});
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
-  expect_close(to_host(d_taylor), taylor, "Taylor coefficients");
+  kempe::test::expect_close(kempe::test::to_host(d_taylor), taylor, "Taylor coefficients");
   kempe::forall(kempe::Backend::cuda, vertices,
                 kempe::dg::VertexBounds<P, double>{n, vertices, d_begin.data, d_vertex_elements.data, d_taylor.data,
                                                    d_bounds.data});
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
-  expect_close(to_host(d_bounds), bounds, "vertex bounds");
+  kempe::test::expect_close(kempe::test::to_host(d_bounds), bounds, "vertex bounds");
   // The limiters read the CPU's Taylor coefficients and bounds, so that each comparison is of one kernel.
-  const DeviceCopy d_taylor_cpu(taylor), d_bounds_cpu(bounds);
+  const kempe::test::DeviceCopy d_taylor_cpu(taylor), d_bounds_cpu(bounds);
   kempe::forall(kempe::Backend::cuda, n,
                 kempe::dg::VertexLimiter<P, double>{n, vertices, d_element_vertices.data, d_vdx.data, d_vdy.data,
                                                     d_parts.data, d_taylor_cpu.data, d_bounds_cpu.data, d_vertex.data});
@@ -108,8 +82,8 @@ TEST(GpuLimiters, MatchCpu) {
                 kempe::dg::MomentLimiter<P, double>{n, d_neighbors.data, d_ndx.data, d_ndy.data, 2.0, d_parts.data,
                                                     d_taylor_cpu.data, d_moment.data});
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
-  expect_close(to_host(d_vertex), vertex_limited, "vertex limiter");
-  expect_close(to_host(d_moment), moment_limited, "moment limiter");
+  kempe::test::expect_close(kempe::test::to_host(d_vertex), vertex_limited, "vertex limiter");
+  kempe::test::expect_close(kempe::test::to_host(d_moment), moment_limited, "moment limiter");
   EXPECT_NE(vertex_limited, c);  // the data was rough enough to be limited
   EXPECT_NE(moment_limited, c);
 }

@@ -433,6 +433,9 @@ double shock_tube(int n, test::Primitive left, test::Primitive right, double t_e
     euler::conserved(s.rho, s.u, 0.0, s.p, gamma_air, out);
   });
   solver.advance_to(t_end, dg::Integrator::ssprk3, 0.5);
+  if (positivity) {
+    EXPECT_GT(solver.lowest_pressure(), 0.0) << "at a quadrature point";
+  }
   const test::ExactRiemann exact(left, right, gamma_air);
   return solver.l1_error(euler::density, [&](double x, double, double* out) {
     const test::Primitive s = exact.sample((x - 0.5) / t_end);
