@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -84,6 +86,23 @@ void forall_cpu(index_t n, F&& f) {
   for (index_t i = 0; i < n; ++i) f(i);
 }
 
+/// The smallest f(i) over i in [0, n) on the CPU (OpenMP min-reduction); +huge for n = 0. A NaN from f is
+/// kept, so that a reduction over a broken state is not silently finite.
+template <class F>
+double reduce_min_cpu(index_t n, F&& f) {
+  double result = 1e300;
+  bool nan = false;
+#if defined(_OPENMP)
+#pragma omp parallel for schedule(static) reduction(min : result) reduction(|| : nan)
+#endif
+  for (index_t i = 0; i < n; ++i) {
+    const double v = f(i);
+    if (v != v) nan = true;
+    result = v < result ? v : result;
+  }
+  return nan ? 0.0 / 0.0 : result;
+}
+
 #if defined(__CUDACC__)
 namespace detail {
 template <class F>
@@ -96,6 +115,55 @@ __global__ void forall_kernel(index_t n, F f) {
 
 /// Threads per block for forall launches: a multiple of the warp size that keeps register pressure moderate.
 inline constexpr int forall_block_size = 256;
+
+namespace detail {
+/// Block minima of f over a grid-stride range: out[block] = min over the block's items (NaN wins).
+template <class F>
+__global__ void reduce_min_kernel(index_t n, F f, double* out) {
+  __shared__ double partial[256];
+  double v = 1e300;
+  for (index_t i = static_cast<index_t>(blockIdx.x * blockDim.x + threadIdx.x); i < n;
+       i += static_cast<index_t>(blockDim.x * gridDim.x)) {
+    const double x = f(i);
+    v = (x != x || x < v) ? x : v;
+  }
+  partial[threadIdx.x] = v;
+  __syncthreads();
+  for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) {
+      const double x = partial[threadIdx.x + half];
+      if (x != x || x < partial[threadIdx.x]) partial[threadIdx.x] = x;
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = partial[0];
+}
+}  // namespace detail
+
+/// The smallest f(i) over i in [0, n) on the GPU: block minima on the device, the last few hundred on the
+/// host (one small copy, which synchronizes). Throws std::runtime_error naming the CUDA call that failed.
+template <class F>
+double reduce_min_cuda(index_t n, F f) {
+  if (n <= 0) return 1e300;
+  constexpr int blocks = 256;  // a fixed grid: grid-stride loops cover any n
+  double* partial = nullptr;
+  auto check = [](cudaError_t status, const char* call) {
+    if (status != cudaSuccess)
+      throw std::runtime_error(std::string(call) + " in reduce_min: " + cudaGetErrorString(status));
+  };
+  check(cudaMalloc(&partial, blocks * sizeof(double)), "cudaMalloc");
+  detail::reduce_min_kernel<<<blocks, 256>>>(n, f, partial);
+  double host[blocks];
+  const cudaError_t launched = cudaGetLastError();
+  const cudaError_t copied = cudaMemcpy(host, partial, sizeof host, cudaMemcpyDeviceToHost);
+  cudaFree(partial);
+  check(launched, "reduce_min_kernel launch");
+  check(copied, "cudaMemcpy");
+  double result = 1e300;
+  for (const double x : host)
+    if (x != x || x < result) result = x;
+  return result;
+}
 
 /// Launches f(i), i in [0, n), on the current CUDA stream 0 (asynchronous); checks the launch itself.
 template <class F>
@@ -119,6 +187,18 @@ void forall(Backend backend, index_t n, F&& f) {
   (void)backend;
 #endif
   forall_cpu(n, static_cast<F&&>(f));
+}
+
+/// reduce_min(backend, n, f): the smallest f(i) (a double) over [0, n), NaN if any f(i) is NaN; the only
+/// reduction primitive of the kernels (the time step).
+template <class F>
+double reduce_min(Backend backend, index_t n, F&& f) {
+#if defined(__CUDACC__)
+  if (backend == Backend::cuda) return reduce_min_cuda(n, f);
+#else
+  (void)backend;
+#endif
+  return reduce_min_cpu(n, static_cast<F&&>(f));
 }
 
 }  // namespace kempe

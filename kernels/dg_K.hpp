@@ -9,6 +9,7 @@
 // identity, so dc_m/dt = sum_q w_q F(u_q) . grad phi_m(q) - (L / 2 |J|) sum_q w_q F*(q) phi_m(q) over faces.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -79,6 +80,35 @@ KEMPE_HD void add_to(Real* p, Real v) {
   else
     *p += v;
 }
+
+/// The stable time step of element e before the CFL number and the 1 / (2P + 1) factor: its inradius over the
+/// largest wave speed |v| + c of its cell average. -1 marks an element that cannot go on: a coefficient that
+/// is not finite, or a cell average with non-positive density or pressure (the solver then names it). The
+/// step is reduce_min over the elements: one pass over the solution, no host copy of per-element arrays.
+template <int P, class Real>
+struct StableStep {
+  index_t num_elements;
+  Real gamma;
+  const Real* c;
+  const Real* inradius;  ///< [elements]
+
+  KEMPE_HD double operator()(index_t e) const {
+    constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
+    Real mean[nv];
+    for (int v = 0; v < nv; ++v) {
+      for (int m = 0; m < nm; ++m) {
+        const Real x = c[(v * nm + m) * num_elements + e];
+        if (!(x - x == Real(0))) return -1.0;  // NaN or infinite (x - x is NaN for both)
+      }
+      mean[v] = c[(v * nm) * num_elements + e] * Real(0.70710678118654752440);  // mode 0 times its value
+    }
+    const Real rho = mean[euler::density];
+    const Real p = euler::pressure(mean, gamma);
+    if (!(rho > Real(0) && p > Real(0))) return -1.0;
+    const Real vx = mean[euler::momentum_x] / rho, vy = mean[euler::momentum_y] / rho;
+    return double(inradius[e] / (std::sqrt(vx * vx + vy * vy) + std::sqrt(gamma * p / rho)));
+  }
+};
 
 /// The volume term of element e: rhs = sum_q w_q F(u_q) . grad phi_m (overwrites rhs; eval_surface adds).
 template <int P, class Real>

@@ -132,7 +132,7 @@ class EulerDG {
         vy_[3 * std::size_t(e) + j] = y[j];
         perimeter += std::hypot(x[(j + 1) % 3] - x[j], y[(j + 1) % 3] - y[j]);
       }
-      inradius_[e] = 2 * mesh.volume[e] / perimeter;
+      inradius_[e] = Real(2 * mesh.volume[e] / perimeter);
     }
     // Faces.
     const index_t nf = mesh.num_faces();
@@ -335,13 +335,9 @@ class EulerDG {
 
   /// The largest stable step at the given CFL number: cfl * min over elements of the inradius over
   /// (|v| + c) of the cell average, divided by 2P + 1 (the usual DG scaling of the spectral radius).
+  /// Ignores non-physical elements' check (see check_physical).
   Real stable_dt(double cfl) const {
-    double dt = 1e300;
-    for (index_t e = 0; e < k_; ++e) {
-      double u[nv];
-      cell_average(e, u);
-      dt = std::min(dt, inradius_[e] / wave_speed(u));
-    }
+    const double dt = reduce_min(Backend::cpu, k_, StableStep<P, Real>{k_, gamma_, c_.data(), inradius_.data()});
     return Real(cfl * dt / (2 * P + 1));
   }
 
@@ -377,32 +373,21 @@ class EulerDG {
   void cell_average(index_t e, double* u) const {
     for (int v = 0; v < nv; ++v) u[v] = double(c_[std::size_t(v) * num_modes * k_ + e]) * mode0_value;
   }
-  double wave_speed(const double* u) const {
-    const double p = euler::pressure(u, double(gamma_));
-    return std::hypot(u[euler::momentum_x], u[euler::momentum_y]) / u[euler::density] +
-           std::sqrt(double(gamma_) * p / u[euler::density]);
-  }
 
-  /// stable_dt(cfl) after checking the state: every coefficient finite (one linear sweep) and every cell
-  /// average of positive density and pressure, else std::runtime_error naming the time, the element's number
+  /// stable_dt(cfl) after checking the state (StableStep, in the same pass): every coefficient finite and
+  /// every cell average of positive density and pressure, else std::runtime_error naming the time, the element's number
   /// in the mesh file and the values.
   Real checked_stable_dt(double cfl) const {
-    index_t bad = no_element;
-    const char* what = "a coefficient is not a number";
-    for (std::size_t i = 0; i < c_.size() && bad == no_element; ++i)
-      if (!std::isfinite(double(c_[i]))) bad = static_cast<index_t>(i % std::size_t(k_));
-    double dt = 1e300;
-    for (index_t e = 0; e < k_ && bad == no_element; ++e) {
-      double u[nv];
-      cell_average(e, u);
-      if (!(u[euler::density] > 0 && euler::pressure(u, double(gamma_)) > 0)) {
-        bad = e;
-        what = "non-positive density or pressure";
-      } else {
-        dt = std::min(dt, inradius_[e] / wave_speed(u));
-      }
-    }
-    if (bad == no_element) return Real(cfl * dt / (2 * P + 1));
+    // One reduction: the step, or -1 (or NaN) when some element cannot go on; only then find it.
+    const double dt = reduce_min(Backend::cpu, k_, StableStep<P, Real>{k_, gamma_, c_.data(), inradius_.data()});
+    if (dt > 0) return Real(cfl * dt / (2 * P + 1));
+    index_t bad = 0;
+    const StableStep<P, Real> step{k_, gamma_, c_.data(), inradius_.data()};
+    while (bad + 1 < k_ && step(bad) > 0) ++bad;
+    const char* what = "non-positive density or pressure";
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < num_modes; ++m)
+        if (!std::isfinite(double(c_[(std::size_t(v) * num_modes + m) * k_ + bad]))) what = "a coefficient is not a number";
     double u[nv];
     cell_average(bad, u);
     char message[320];
@@ -461,7 +446,8 @@ class EulerDG {
   std::vector<index_t> element_vertices_, vertex_element_begin_, vertex_elements_, element_neighbors_;  // [elements][3] ...
   std::vector<Real> vertex_dx_, vertex_dy_, neighbor_dx_, neighbor_dy_;  // [elements][3]
   std::vector<Real> jacobian_, dr_dx_, dr_dy_, ds_dx_, ds_dy_;
-  std::vector<double> vx_, vy_, inradius_;
+  std::vector<double> vx_, vy_;
+  std::vector<Real> inradius_;
   std::vector<index_t> face_left_, face_right_, element_faces_;
   std::vector<Real> buffer_;  // the buffered strategy's per-face contributions
   std::vector<std::int8_t> face_left_local_, face_right_local_;

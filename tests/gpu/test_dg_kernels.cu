@@ -103,6 +103,32 @@ void compare_kernels() {
   expect_close(to_host(d_rhs), rhs, "eval_volume + eval_surface, atomic", 1e-11);
 }
 
+TEST(GpuDgKernels, StableStepReductionMatchesCpu) {
+  if (kempe::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
+  constexpr int P = 2, nm = kempe::basis::num_modes(P), nv = kempe::euler::num_vars;
+  const index_t n = 100000;  // several blocks' worth per thread of the fixed reduction grid
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> positive(0.5, 1.5), unit(-1, 1);
+  std::vector<double> c(std::size_t(nv) * nm * n), inradius(n);
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    const int v = static_cast<int>(i / (std::size_t(nm) * n)), m = static_cast<int>((i / n) % nm);
+    c[i] = m == 0 ? (v == 0 ? 1.5 : v == 3 ? 4.0 : 0.3) * positive(rng) : 0.01 * unit(rng);
+  }
+  for (double& r : inradius) r = 0.01 * positive(rng);
+  const kempe::dg::StableStep<P, double> cpu_step{n, 1.4, c.data(), inradius.data()};
+  const double cpu = kempe::reduce_min(kempe::Backend::cpu, n, cpu_step);
+  DeviceCopy d_c(c);
+  const DeviceCopy d_r(inradius);
+  const double gpu = kempe::reduce_min(kempe::Backend::cuda, n, kempe::dg::StableStep<P, double>{n, 1.4, d_c.data, d_r.data});
+  EXPECT_NEAR(gpu, cpu, 1e-14 * cpu);
+  EXPECT_GT(cpu, 0);
+  // A NaN in one element's top mode: both backends report a non-physical element (a negative minimum).
+  c[(std::size_t(nv - 1) * nm + nm - 1) * n + 777] = std::nan("");
+  const DeviceCopy d_bad(c);
+  EXPECT_LT(kempe::reduce_min(kempe::Backend::cuda, n, kempe::dg::StableStep<P, double>{n, 1.4, d_bad.data, d_r.data}), 0);
+  EXPECT_LT(kempe::reduce_min(kempe::Backend::cpu, n, kempe::dg::StableStep<P, double>{n, 1.4, c.data(), inradius.data()}), 0);
+}
+
 TEST(GpuDgKernels, MatchCpu) {
   if (kempe::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
   compare_kernels<1>();

@@ -163,6 +163,15 @@ TEST(TimeIntegrators, ReachTheirOrder) {
   EXPECT_THROW(dg::integrator_from_name("rk5"), std::invalid_argument);
 }
 
+TEST(Backend, ReduceMinFindsTheSmallestAndKeepsNaN) {
+  // The time step's reduction: the minimum over any thread split, NaN when any item is NaN, huge when empty.
+  const index_t n = 100001;
+  auto parabola = [](index_t i) { return (i - 7777.5) * (i - 7777.5) + 3.0; };
+  EXPECT_EQ(reduce_min(Backend::cpu, n, parabola), 0.25 + 3.0);
+  EXPECT_TRUE(std::isnan(reduce_min(Backend::cpu, n, [&](index_t i) { return i == 4242 ? std::nan("") : parabola(i); })));
+  EXPECT_EQ(reduce_min(Backend::cpu, 0, parabola), 1e300);
+}
+
 TEST(EulerDG, NonPhysicalStatesStopTheRunWithTheElementAndValues) {
   const Mesh mesh = solver_mesh(4, 10.0, -0.5);
   using Solver = dg::EulerDG<1, double, euler::Flux::rusanov, Vortex>;
