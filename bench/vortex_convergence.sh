@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
-# The full isentropic-vortex convergence study: see bench/vortex_convergence.cpp. Usage: bench/vortex_convergence.sh
+# The full isentropic-vortex convergence study: see bench/vortex_convergence.cpp.
+# Usage: bench/vortex_convergence.sh [LIMITER]   (vertex or moment: the study with that slope limiter on)
 set -euo pipefail
-"${KEMPE_BENCH_VORTEX:-build/bin/kempe_bench_vortex}"
+"${KEMPE_BENCH_VORTEX:-build/bin/kempe_bench_vortex}" "$@"
