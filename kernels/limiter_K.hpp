@@ -204,6 +204,64 @@ struct VertexBounds {
   }
 };
 
+/// The KXRCF troubled-cell indicator (Krivodonova, Xin, Remacle, Chevaugeon & Flaherty, Appl. Numer. Math. 48,
+/// 2004, eq. 4) on the density: I_e = (integral over the inflow part of the boundary of |rho_e - rho_neighbour|)
+/// / (h_e^((P + 1) / 2) |inflow part| |mean rho_e|). Across faces the jump of a smooth solution is O(h^(P+1))
+/// on the inflow side, so I_e -> 0 where the flow is smooth and grows like h^(-(P+1)/2) at a shock: troubled
+/// when I_e > 1. h_e is the circumradius. A point is on the inflow part when the element's own velocity there
+/// points into it. Boundary faces are not counted. troubled[e] = 0 or 1.
+template <int P, class Real>
+struct TroubledCells {
+  index_t num_elements;
+  const index_t* element_faces;  ///< [elements][3] in local order
+  const index_t *face_left, *face_right;
+  const std::int8_t *face_left_local, *face_right_local;
+  const Real *normal_x, *normal_y, *length;  ///< [faces]; the normal points out of the left element
+  const Real* face_weight;                   ///< [face points]
+  const Real* face_basis;                    ///< [3][face points][modes]
+  const Real* circumradius;                  ///< [elements]
+  const Real* c;
+  std::uint8_t* troubled;
+
+  KEMPE_HD void operator()(index_t e) const {
+    constexpr int nm = basis::num_modes(P), nq = P + 1;
+    const index_t k = num_elements;
+    Real jump = Real(0), inflow = Real(0);
+    for (int j = 0; j < 3; ++j) {
+      const index_t f = element_faces[3 * e + j];
+      const index_t l = face_left[f], r = face_right[f];
+      if (r == no_element) continue;
+      const bool own_left = l == e;
+      const index_t n = own_left ? r : l;
+      const int jo = own_left ? face_left_local[f] : face_right_local[f];
+      const int jn = own_left ? face_right_local[f] : face_left_local[f];
+      const Real sign = own_left ? Real(1) : Real(-1);
+      const Real nx = sign * normal_x[f], ny = sign * normal_y[f], half = length[f] / Real(2);
+      for (int q = 0; q < nq; ++q) {
+        const Real* bo = face_basis + (jo * nq + q) * nm;
+        const Real* bn = face_basis + (jn * nq + (nq - 1 - q)) * nm;  // the neighbour runs the other way
+        Real rho = Real(0), mx = Real(0), my = Real(0), rho_n = Real(0);
+        for (int m = 0; m < nm; ++m) {
+          rho += c[(euler::density * nm + m) * k + e] * bo[m];
+          mx += c[(euler::momentum_x * nm + m) * k + e] * bo[m];
+          my += c[(euler::momentum_y * nm + m) * k + e] * bo[m];
+          rho_n += c[(euler::density * nm + m) * k + n] * bn[m];
+        }
+        if (mx * nx + my * ny >= Real(0)) continue;  // outflow point
+        const Real w = face_weight[q] * half;
+        jump += w * (rho > rho_n ? rho - rho_n : rho_n - rho);
+        inflow += w;
+      }
+    }
+    const Real mean = c[(euler::density * nm) * k + e] * Real(mode0_value);
+    Real scale = Real(1);
+    for (int i = 0; i < P + 1; ++i) scale *= circumradius[e];
+    scale = std::sqrt(scale);  // h^((P + 1) / 2)
+    const Real size = scale * inflow * (mean < Real(0) ? -mean : mean);
+    troubled[e] = inflow > Real(0) && jump > size ? 1 : 0;
+  }
+};
+
 /// The rounding noise of a Taylor coefficient of order `order` over a distance `length` (an element's size):
 /// derivatives are differences of coefficients scaled by up to order! / length^order, so their rounding is
 /// about epsilon |mean| order! / length^order, however small the derivative itself. Slopes and differences
@@ -246,9 +304,11 @@ struct VertexLimiter {
   const Real* taylor;       ///< [vars][modes][elements]
   const Real* bounds;       ///< [2][vars][VertexBounds::num_fields][vertices]
   Real* c;
+  const std::uint8_t* troubled = nullptr;  ///< [elements]: limit only these (TroubledCells); null: all
 
   KEMPE_HD void operator()(index_t e) const {
     constexpr int nm = basis::num_modes(P), nv = euler::num_vars, nd = VertexBounds<P, Real>::num_fields;
+    if (troubled != nullptr && !troubled[e]) return;
     for (int v = 0; v < nv; ++v) {
       Real t[nm];
       for (int m = 0; m < nm; ++m) t[m] = taylor[std::size_t(v * nm + m) * num_elements + e];
@@ -301,9 +361,11 @@ struct MomentLimiter {
   const Real* degree_part;  ///< [P][modes][modes]
   const Real* taylor;       ///< [vars][modes][elements]
   Real* c;
+  const std::uint8_t* troubled = nullptr;  ///< [elements]: limit only these (TroubledCells); null: all
 
   KEMPE_HD void operator()(index_t e) const {
     constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
+    if (troubled != nullptr && !troubled[e]) return;
     for (int v = 0; v < nv; ++v) {
       const Real* tv = taylor + std::size_t(v * nm) * num_elements;
       Real alpha[P + 1];

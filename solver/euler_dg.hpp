@@ -117,6 +117,7 @@ class EulerDG {
     vx_.resize(std::size_t(k_) * 3);
     vy_.resize(vx_.size());
     inradius_.resize(k_);
+    circumradius_.resize(k_);
     for (index_t e = 0; e < k_; ++e) {
       const index_t* v = &mesh.element_vertices[mesh.element_vertex_begin[e]];
       const std::array<double, 3> x{mesh.x[v[0]], mesh.x[v[1]], mesh.x[v[2]]}, y{mesh.y[v[0]], mesh.y[v[1]], mesh.y[v[2]]};
@@ -133,6 +134,9 @@ class EulerDG {
         perimeter += std::hypot(x[(j + 1) % 3] - x[j], y[(j + 1) % 3] - y[j]);
       }
       inradius_[e] = Real(2 * mesh.volume[e] / perimeter);
+      const double a = std::hypot(x[1] - x[0], y[1] - y[0]), b = std::hypot(x[2] - x[1], y[2] - y[1]),
+                   c3 = std::hypot(x[0] - x[2], y[0] - y[2]);
+      circumradius_[e] = Real(a * b * c3 / (4 * mesh.volume[e]));
     }
     // Faces.
     const index_t nf = mesh.num_faces();
@@ -253,11 +257,25 @@ class EulerDG {
   /// limiter's bound on slopes against neighbour differences: 1 is minmod, 2 (the default) the monotonized
   /// central bound, which gave the lower shock-tube errors (tests/unit/test_dg.cpp: Toro 3 at p = 1 on 32 x 32,
   /// L1 density 0.219 against 0.272). Throws std::invalid_argument for a theta outside [1, 2].
-  void set_limiter(Limiter limiter, double theta = 2) {
+  /// `troubled_cells_only` (the default) limits only the elements the KXRCF indicator flags (TroubledCells):
+  /// smooth flows keep their order, while shocks are still limited. With false every element is limited at
+  /// every stage, as the limiters are defined.
+  void set_limiter(Limiter limiter, double theta = 2, bool troubled_cells_only = true) {
     if (!(theta >= 1 && theta <= 2))
       throw std::invalid_argument("moment limiter theta " + std::to_string(theta) + ": expected a value in [1, 2]");
     limiter_ = limiter;
     moment_theta_ = Real(theta);
+    troubled_cells_only_ = troubled_cells_only;
+  }
+
+  /// The KXRCF flags of the coefficients c, [elements] (1: troubled). For tests and output.
+  const std::vector<std::uint8_t>& troubled_cells(const std::vector<Real>& c) {
+    troubled_.resize(k_);
+    forall(Backend::cpu, k_,
+           TroubledCells<P, Real>{k_, element_faces_.data(), face_left_.data(), face_right_.data(), face_left_local_.data(),
+                                  face_right_local_.data(), normal_x_.data(), normal_y_.data(), length_.data(),
+                                  face_weight_.data(), face_basis_.data(), circumradius_.data(), c.data(), troubled_.data()});
+    return troubled_;
   }
   Limiter limiter() const { return limiter_; }
 
@@ -266,6 +284,7 @@ class EulerDG {
   /// variable. Cell averages never change. Nothing to do at P = 0 or with Limiter::none.
   void limit_slopes(std::vector<Real>& c) {
     if (limiter_ == Limiter::none || P == 0) return;
+    const std::uint8_t* troubled = troubled_cells_only_ ? troubled_cells(c).data() : nullptr;
     taylor_.resize(c.size());
     forall(Backend::cpu, k_,
            TaylorCoefficients<P, Real>{k_, taylor_from_modes_.data(), dr_dx_.data(), dr_dy_.data(), ds_dx_.data(),
@@ -273,7 +292,7 @@ class EulerDG {
     if (limiter_ == Limiter::moment) {
       forall(Backend::cpu, k_,
              MomentLimiter<P, Real>{k_, element_neighbors_.data(), neighbor_dx_.data(), neighbor_dy_.data(), moment_theta_,
-                                    degree_part_.data(), taylor_.data(), c.data()});
+                                    degree_part_.data(), taylor_.data(), c.data(), troubled});
       return;
     }
     const index_t nvert = static_cast<index_t>(vertex_element_begin_.size()) - 1;
@@ -283,7 +302,7 @@ class EulerDG {
                                  bounds_.data()});
     forall(Backend::cpu, k_,
            VertexLimiter<P, Real>{k_, nvert, element_vertices_.data(), vertex_dx_.data(), vertex_dy_.data(),
-                                  degree_part_.data(), taylor_.data(), bounds_.data(), c.data()});
+                                  degree_part_.data(), taylor_.data(), bounds_.data(), c.data(), troubled});
   }
 
   /// The Taylor coefficients of the current solution about each centroid, [vars][modes][elements] (cell
@@ -441,13 +460,15 @@ class EulerDG {
   Real positivity_epsilon_ = Real(0);
   Limiter limiter_ = Limiter::none;
   Real moment_theta_ = Real(2);
+  bool troubled_cells_only_ = true;
+  std::vector<std::uint8_t> troubled_;  // [elements] KXRCF flags
   std::vector<Real> taylor_from_modes_, degree_part_;  // TriangleOperators' limiter tables
   std::vector<Real> taylor_, bounds_;  // [vars][modes][elements]; [2][vars][VertexBounds::num_fields][vertices]
   std::vector<index_t> element_vertices_, vertex_element_begin_, vertex_elements_, element_neighbors_;  // [elements][3] ...
   std::vector<Real> vertex_dx_, vertex_dy_, neighbor_dx_, neighbor_dy_;  // [elements][3]
   std::vector<Real> jacobian_, dr_dx_, dr_dy_, ds_dx_, ds_dy_;
   std::vector<double> vx_, vy_;
-  std::vector<Real> inradius_;
+  std::vector<Real> inradius_, circumradius_;
   std::vector<index_t> face_left_, face_right_, element_faces_;
   std::vector<Real> buffer_;  // the buffered strategy's per-face contributions
   std::vector<std::int8_t> face_left_local_, face_right_local_;

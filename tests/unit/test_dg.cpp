@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <numbers>
@@ -505,6 +506,45 @@ TEST(ShockTube, Toro123NeedsThePositivityLimiter) {
   } catch (const std::runtime_error& e) {
     EXPECT_THAT(e.what(), ::testing::HasSubstr("non-physical state"));
   }
+}
+
+TEST(TroubledCells, FlagTheWavesOfSodAndNothingInASmoothVortex) {
+  // KXRCF: a smooth flow has inflow jumps of O(h^(p+1)), below the threshold; a shock has O(1) jumps.
+  {
+    const Mesh mesh = solver_mesh(32, 10.0, -0.5);
+    dg::EulerDG<2, double, euler::Flux::hllc, Vortex> solver(mesh, gamma_air, Vortex{}, dg::Strategy::colored);
+    solver.project([](double x, double y, double* out) { Vortex::state(x, y, 0, out); });
+    const auto& flags = solver.troubled_cells(solver.solution());
+    EXPECT_EQ(std::count(flags.begin(), flags.end(), 1), 0);
+  }
+  // Sod at t = 0.1 (p = 1, vertex limiter on troubled cells): the rarefaction runs from x = 0.38 to 0.49, the
+  // contact is at 0.59 and the shock at 0.68. Flags lie in the wave region, none in the undisturbed states.
+  Mesh mesh = grid_mesh(32, 1.0, 0.0, 1);
+  mesh = prepared(std::move(mesh));
+  const bc::Kind kinds[] = {bc::Kind::outflow};
+  const std::vector<double> states(euler::num_vars, 1.0);
+  for (index_t f = 0; f < mesh.num_faces(); ++f)
+    if (mesh.face_right[f] == no_element) mesh.face_boundary[f] = 0;
+  dg::EulerDG<1, double, euler::Flux::hll, bc::GroupBoundary<double>> solver(
+      mesh, gamma_air, bc::GroupBoundary<double>{kinds, states.data(), gamma_air}, dg::Strategy::colored);
+  solver.set_limiter(dg::Limiter::vertex);
+  solver.set_positivity_limiter(1e-12);
+  solver.project([](double x, double, double* out) {
+    euler::conserved(x < 0.5 ? 1.0 : 0.125, 0.0, 0.0, x < 0.5 ? 1.0 : 0.1, gamma_air, out);
+  });
+  solver.advance_to(0.1, dg::Integrator::ssprk3, 0.5);
+  const auto& flags = solver.troubled_cells(solver.solution());
+  int flagged = 0;
+  for (index_t e = 0; e < mesh.num_elements(); ++e) {
+    if (!flags[e]) continue;
+    ++flagged;
+    const index_t* v = &mesh.element_vertices[mesh.element_vertex_begin[e]];
+    const double cx = (mesh.x[v[0]] + mesh.x[v[1]] + mesh.x[v[2]]) / 3;
+    EXPECT_GT(cx, 0.3) << "element " << e;
+    EXPECT_LT(cx, 0.75) << "element " << e;
+  }
+  std::printf("Sod, p = 1, t = 0.1: %d of %d elements troubled\n", flagged, mesh.num_elements());
+  EXPECT_GT(flagged, 32);  // at least one element per row of the grid
 }
 
 template <int P>

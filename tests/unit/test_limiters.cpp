@@ -151,7 +151,7 @@ void check_polynomials_pass(dg::Limiter limiter) {
   dg::EulerDG<P, double, euler::Flux::hll, FixedState> solver(mesh, gamma_air, FixedState{}, dg::Strategy::colored);
   solver.project(Polynomial<P>(7 * P));
   std::vector<double> c = solver.solution();
-  solver.set_limiter(limiter, 1.0);
+  solver.set_limiter(limiter, 1.0, false);  // every element: the limiter itself, not the indicator
   solver.limit_slopes(c);
   const std::vector<bool> interior = interior_elements(mesh);
   const index_t n = mesh.num_elements();
@@ -204,7 +204,7 @@ TEST(VertexLimiter, PutsEveryVertexValueWithinTheAveragesAroundThatVertex) {
   Solver1 solver(mesh, gamma_air, FixedState{}, dg::Strategy::colored);
   const std::vector<double> rough = rough_linear_state(n, 5);
   std::vector<double> c = rough;
-  solver.set_limiter(dg::Limiter::vertex);
+  solver.set_limiter(dg::Limiter::vertex, 2, false);
   solver.limit_slopes(c);
   std::vector<double> lo(std::size_t(euler::num_vars) * mesh.num_nodes(), 1e300), hi(lo.size(), -1e300);
   for (int v = 0; v < euler::num_vars; ++v)
@@ -239,7 +239,7 @@ TEST(MomentLimiter, BoundsEachSlopeByTheDifferencesToItsNeighbours) {
   for (const double theta : {1.0, 2.0}) {
     const std::vector<double> rough = rough_linear_state(n, 9);
     std::vector<double> c = rough;
-    solver.set_limiter(dg::Limiter::moment, theta);
+    solver.set_limiter(dg::Limiter::moment, theta, false);
     solver.limit_slopes(c);
     solver.solution() = c;
     const std::vector<double> taylor = solver.taylor_coefficients();  // of the limited state
@@ -290,7 +290,7 @@ void check_step_overshoot(dg::Limiter limiter) {
   solver.project([](double x, double y, double* out) { euler::conserved(x + 0.3 * y < 0.61 ? 1.0 : 0.2, 0.0, 0.0, 1.0, gamma_air, out); });
   const double before = largest_vertex_overshoot(solver, mesh.num_elements());
   std::vector<double> c = solver.solution();
-  solver.set_limiter(limiter, 1.0);
+  solver.set_limiter(limiter, 1.0, false);  // every element: the limiter itself, not the indicator
   solver.limit_slopes(c);
   solver.solution() = c;
   const double after = largest_vertex_overshoot(solver, mesh.num_elements());
