@@ -22,6 +22,10 @@
 
 namespace kempe::dg {
 
+/// The constant mode's value, 1 / sqrt(2) (orthonormal on the reference triangle of area 2): the cell average
+/// of a variable is its mode-0 coefficient times this.
+inline constexpr double mode0_value = 0.70710678118654752440;
+
 /// Points of the Witherden-Vincent rule of degree 2p + 1 (quadrature.hpp) and of the face rule (p + 1 Gauss).
 KEMPE_HD constexpr int volume_points(int p) {
   constexpr int points[] = {1, 6, 7, 15, 19, 28};
@@ -100,7 +104,7 @@ struct StableStep {
         const Real x = c[(v * nm + m) * num_elements + e];
         if (!(x - x == Real(0))) return -1.0;  // NaN or infinite (x - x is NaN for both)
       }
-      mean[v] = c[(v * nm) * num_elements + e] * Real(0.70710678118654752440);  // mode 0 times its value
+      mean[v] = c[(v * nm) * num_elements + e] * Real(mode0_value);
     }
     const Real rho = mean[euler::density];
     const Real p = euler::pressure(mean, gamma);

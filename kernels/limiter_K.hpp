@@ -9,15 +9,12 @@
 
 #include "kernels/backend.hpp"
 #include "kernels/basis.hpp"
+#include "kernels/dg_K.hpp"
 #include "kernels/euler.hpp"
 #include "kernels/registry.hpp"
 #include "mesh/mesh.hpp"
 
 namespace kempe::dg {
-
-/// The constant mode's value, 1 / sqrt(2) (orthonormal on the reference triangle of area 2): the cell average
-/// of a variable is its mode-0 coefficient times this.
-inline constexpr double mode0_value = 0.70710678118654752440;
 
 /// Zhang & Shu's positivity limiter (JCP 229, 2010; triangles: Zhang, Xia & Shu, J. Sci. Comput. 2012):
 /// scales the non-constant modes toward the cell average so that density and then pressure are at least

@@ -284,7 +284,13 @@ class EulerDG {
   /// variable. Cell averages never change. Nothing to do at P = 0 or with Limiter::none.
   void limit_slopes(std::vector<Real>& c) {
     if (limiter_ == Limiter::none || P == 0) return;
-    const std::uint8_t* troubled = troubled_cells_only_ ? troubled_cells(c).data() : nullptr;
+    const std::uint8_t* troubled = nullptr;
+    if (troubled_cells_only_) {
+      const std::vector<std::uint8_t>& flags = troubled_cells(c);
+      // A smooth state (no troubled cell) skips the Taylor coefficients and the bounds altogether.
+      if (std::find(flags.begin(), flags.end(), std::uint8_t(1)) == flags.end()) return;
+      troubled = flags.data();
+    }
     taylor_.resize(c.size());
     forall(Backend::cpu, k_,
            TaylorCoefficients<P, Real>{k_, taylor_from_modes_.data(), dr_dx_.data(), dr_dy_.data(), ds_dx_.data(),
@@ -353,12 +359,9 @@ class EulerDG {
   void check_physical() const { checked_stable_dt(0); }
 
   /// The largest stable step at the given CFL number: cfl * min over elements of the inradius over
-  /// (|v| + c) of the cell average, divided by 2P + 1 (the usual DG scaling of the spectral radius).
-  /// Ignores non-physical elements' check (see check_physical).
-  Real stable_dt(double cfl) const {
-    const double dt = reduce_min(Backend::cpu, k_, StableStep<P, Real>{k_, gamma_, c_.data(), inradius_.data()});
-    return Real(cfl * dt / (2 * P + 1));
-  }
+  /// (|v| + c) of the cell average, divided by 2P + 1 (the usual DG scaling of the spectral radius). Throws
+  /// like check_physical on a non-physical state (the same pass checks it).
+  Real stable_dt(double cfl) const { return checked_stable_dt(cfl); }
 
   /// The lowest pressure at the positivity limiter's check points (every volume and face quadrature point of
   /// every element): positive in every run with the positivity limiter on.
