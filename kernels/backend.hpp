@@ -3,9 +3,11 @@
 // (OpenMP) or on the GPU (grid-stride CUDA kernel). No other file may test __CUDACC__.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <typeinfo>
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -69,6 +71,20 @@ KEMPE_HD void atomic_add(Real* p, Real v) {
 #endif
 }
 
+/// *p += v where no other thread touches *p during the launch (the colored strategy). On the GPU this is
+/// still atomicAdd: with its result unused it compiles to a reduction (RED) that the L2 cache performs, so the
+/// thread neither waits for *p to come in nor writes it back (docs/benchmarks.md: the colored surface pass
+/// before and after, on an H100). Uncontended, it adds in the same order as a plain update, so the
+/// result stays bitwise reproducible. On the CPU a plain add.
+template <class Real>
+KEMPE_HD void exclusive_add(Real* p, Real v) {
+#if defined(__CUDA_ARCH__)
+  atomicAdd(p, v);
+#else
+  *p += v;
+#endif
+}
+
 /// Asks the CPU to start loading the cache line at p (a hint; no-op on the GPU, whose warps hide memory
 /// latency by switching). For gathers whose addresses are known ahead, like a face's right element.
 KEMPE_HD void prefetch(const void* p) {
@@ -78,6 +94,65 @@ KEMPE_HD void prefetch(const void* p) {
   __builtin_prefetch(p);
 #endif
 }
+
+// ---- Device memory, synchronization and graphs: plain host functions (kernels/device_cuda.cu; in a build
+// without CUDA, kernels/device_none.cpp, where each throws), so that host-only translation units can own
+// device buffers. Every failure throws std::runtime_error naming the call, what it was for and CUDA's error.
+
+/// Allocates `bytes` of device memory (cudaMalloc) for `what` (a name for messages).
+void* device_allocate(std::size_t bytes, const char* what);
+void device_free(void* p) noexcept;
+void copy_to_device(void* device, const void* host, std::size_t bytes, const char* what);
+void copy_to_host(void* host, const void* device, std::size_t bytes, const char* what);
+void copy_on_device(void* to, const void* from, std::size_t bytes, const char* what);
+/// Waits for every launch so far; a kernel's failure during execution is reported here, naming `what`.
+void device_synchronize(const char* what);
+/// Free and total memory of the current device (cudaMemGetInfo) and its name.
+struct DeviceMemory {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  std::string name;
+};
+DeviceMemory device_memory();
+/// Throws std::runtime_error: "<call> failed for <what>: <CUDA error string> (<error name>)". `what` may be a
+/// mangled type name (a kernel's functor), which is demangled.
+[[noreturn]] void throw_cuda_error(int code, const char* call, const char* what);
+
+/// A CUDA graph of launches recorded once and replayed (paper 000's many per-color launches then cost one
+/// graph launch). capture(record) runs record() with every forall launch going to the capture stream.
+class DeviceGraph {
+ public:
+  DeviceGraph() = default;
+  ~DeviceGraph();
+  DeviceGraph(const DeviceGraph&) = delete;
+  DeviceGraph& operator=(const DeviceGraph&) = delete;
+  template <class Record>
+  void capture(Record&& record) {
+    begin_capture();
+    try {
+      record();
+    } catch (...) {
+      abandon_capture();
+      throw;
+    }
+    end_capture();
+  }
+  /// Launches the recorded graph (asynchronous).
+  void launch();
+  bool empty() const { return exec_ == nullptr; }
+  void clear();
+
+ private:
+  void begin_capture();
+  void end_capture();
+  void abandon_capture() noexcept;
+  void* stream_ = nullptr;  // cudaStream_t
+  void* graph_ = nullptr;   // cudaGraph_t
+  void* exec_ = nullptr;    // cudaGraphExec_t
+};
+
+/// Blocks of the reduction's first pass (a fixed grid: grid-stride loops cover any n); the scratch a
+/// reduction needs holds this many doubles.
+inline constexpr int reduce_blocks = 256;
 
 /// Runs f(i) for i in [0, n) on the CPU with OpenMP; f must be safe to run concurrently for distinct i.
 template <class F>
@@ -104,6 +179,19 @@ double reduce_min_cpu(index_t n, F&& f) {
 }
 
 #if defined(__CUDACC__)
+/// The stream every forall launch goes to: the legacy default stream, except while a DeviceGraph records.
+inline cudaStream_t& launch_stream() {
+  static cudaStream_t stream = nullptr;
+  return stream;
+}
+
+/// Checks the launch just made of the kernel running F (bad configuration, too many resources...).
+template <class F>
+void check_launch() {
+  const cudaError_t status = cudaGetLastError();
+  if (status != cudaSuccess) throw_cuda_error(status, "kernel launch", typeid(F).name());
+}
+
 namespace detail {
 template <class F>
 __global__ void forall_kernel(index_t n, F f) {
@@ -138,41 +226,57 @@ __global__ void reduce_min_kernel(index_t n, F f, double* out) {
   }
   if (threadIdx.x == 0) out[blockIdx.x] = partial[0];
 }
+
+/// The values of an array, as a function of the index (the reduction's second pass reads block minima).
+struct ArrayValues {
+  const double* values;
+  KEMPE_HD double operator()(index_t i) const { return values[i]; }
+};
 }  // namespace detail
 
-/// The smallest f(i) over i in [0, n) on the GPU: block minima on the device, the last few hundred on the
-/// host (one small copy, which synchronizes). Throws std::runtime_error naming the CUDA call that failed.
+/// *out = the smallest f(i) over i in [0, n) (NaN if any is NaN), all on the device: block minima into
+/// scratch[reduce_blocks], then one block over those. No host synchronization, so it can be recorded in a graph.
+template <class F>
+void reduce_min_into_cuda(index_t n, F f, double* scratch, double* out) {
+  detail::reduce_min_kernel<<<reduce_blocks, 256, 0, launch_stream()>>>(n, f, scratch);
+  check_launch<F>();
+  detail::reduce_min_kernel<<<1, 256, 0, launch_stream()>>>(reduce_blocks, detail::ArrayValues{scratch}, out);
+  check_launch<detail::ArrayValues>();
+}
+
+/// The smallest f(i) over i in [0, n) on the GPU, returned to the host (a temporary scratch and one copy,
+/// which synchronizes): for tests and set-up, not for the time loop.
 template <class F>
 double reduce_min_cuda(index_t n, F f) {
   if (n <= 0) return 1e300;
-  constexpr int blocks = 256;  // a fixed grid: grid-stride loops cover any n
-  double* partial = nullptr;
-  auto check = [](cudaError_t status, const char* call) {
-    if (status != cudaSuccess)
-      throw std::runtime_error(std::string(call) + " in reduce_min: " + cudaGetErrorString(status));
-  };
-  check(cudaMalloc(&partial, blocks * sizeof(double)), "cudaMalloc");
-  detail::reduce_min_kernel<<<blocks, 256>>>(n, f, partial);
-  double host[blocks];
-  const cudaError_t launched = cudaGetLastError();
-  const cudaError_t copied = cudaMemcpy(host, partial, sizeof host, cudaMemcpyDeviceToHost);
-  cudaFree(partial);
-  check(launched, "reduce_min_kernel launch");
-  check(copied, "cudaMemcpy");
-  double result = 1e300;
-  for (const double x : host)
-    if (x != x || x < result) result = x;
+  double* scratch = static_cast<double*>(device_allocate((reduce_blocks + 1) * sizeof(double), "reduce_min scratch"));
+  double result = 0;
+  try {
+    reduce_min_into_cuda(n, f, scratch, scratch + reduce_blocks);
+    copy_to_host(&result, scratch + reduce_blocks, sizeof result, "reduce_min result");
+  } catch (...) {
+    device_free(scratch);
+    throw;
+  }
+  device_free(scratch);
   return result;
 }
 
-/// Launches f(i), i in [0, n), on the current CUDA stream 0 (asynchronous); checks the launch itself.
+/// Launches f(i), i in [0, n), on launch_stream() (asynchronous); checks the launch itself.
 template <class F>
 void forall_cuda(index_t n, F f) {
   if (n <= 0) return;
   const int blocks = static_cast<int>((n + forall_block_size - 1) / forall_block_size);
-  detail::forall_kernel<<<blocks, forall_block_size>>>(n, f);
+  detail::forall_kernel<<<blocks, forall_block_size, 0, launch_stream()>>>(n, f);
+  check_launch<F>();
 }
 #endif
+
+/// A CUDA launch asked for from a translation unit that g++ compiled (solvers on the CUDA backend are
+/// instantiated in .cu files): a programming error, reported as such rather than run on the CPU.
+[[noreturn]] inline void throw_host_only_translation_unit() {
+  throw std::logic_error("the CUDA backend was asked for in a translation unit compiled without nvcc");
+}
 
 /// forall(backend, n, f): the only loop primitive of the kernels. On a host-only translation unit the CUDA
 /// backend is not reachable (it is compiled in .cu files), so asking for it there is a programming error.
@@ -184,7 +288,7 @@ void forall(Backend backend, index_t n, F&& f) {
     return;
   }
 #else
-  (void)backend;
+  if (backend == Backend::cuda) throw_host_only_translation_unit();
 #endif
   forall_cpu(n, static_cast<F&&>(f));
 }
@@ -196,9 +300,25 @@ double reduce_min(Backend backend, index_t n, F&& f) {
 #if defined(__CUDACC__)
   if (backend == Backend::cuda) return reduce_min_cuda(n, f);
 #else
-  (void)backend;
+  if (backend == Backend::cuda) throw_host_only_translation_unit();
 #endif
   return reduce_min_cpu(n, static_cast<F&&>(f));
+}
+
+/// *out = reduce_min(backend, n, f), where out is in the backend's memory and scratch holds reduce_blocks
+/// doubles there (unused on the CPU): on the GPU no host synchronization, so a graph can record it.
+template <class F>
+void reduce_min_into(Backend backend, index_t n, F&& f, double* scratch, double* out) {
+#if defined(__CUDACC__)
+  if (backend == Backend::cuda) {
+    reduce_min_into_cuda(n, f, scratch, out);
+    return;
+  }
+#else
+  if (backend == Backend::cuda) throw_host_only_translation_unit();
+#endif
+  (void)scratch;
+  *out = reduce_min_cpu(n, static_cast<F&&>(f));
 }
 
 }  // namespace kempe

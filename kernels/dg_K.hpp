@@ -82,7 +82,7 @@ KEMPE_HD void add_to(Real* p, Real v) {
   if constexpr (Atomic)
     atomic_add(p, v);
   else
-    *p += v;
+    exclusive_add(p, v);
 }
 
 /// The stable time step of element e before the CFL number and the 1 / (2P + 1) factor: its inradius over the
@@ -111,6 +111,49 @@ struct StableStep {
     if (!(rho > Real(0) && p > Real(0))) return -1.0;
     const Real vx = mean[euler::momentum_x] / rho, vy = mean[euler::momentum_y] / rho;
     return double(inradius[e] / (std::sqrt(vx * vx + vy * vy) + std::sqrt(gamma * p / rho)));
+  }
+};
+
+/// The run's clock, in the backend's memory: [time, step, stop flag]. The step's kernels read it where they
+/// run, so the host need not hand them the step size (and a recorded step serves every step).
+inline constexpr int clock_time = 0, clock_step = 1, clock_stop = 2, clock_size = 3;
+
+/// One work item: clock[step] = the step from the smallest StableStep value *step_min (cfl * min / divisor,
+/// or fixed_step when positive), shortened to land on `end` when within a rounding error of it. A
+/// non-physical element (min <= 0 or NaN) sets the stop flag and a zero step: the stages then keep the state.
+template <class Real>
+struct ChooseStep {
+  const double* step_min;
+  Real* clock;
+  double cfl, divisor;
+  Real fixed_step, end;
+
+  KEMPE_HD void operator()(index_t) const {
+    const double m = *step_min;
+    if (!(m > 0)) {
+      clock[clock_step] = Real(0);
+      clock[clock_stop] = Real(1);
+      return;
+    }
+    Real dt = fixed_step > Real(0) ? fixed_step : Real(cfl * m / divisor);
+    const Real t = clock[clock_time];
+    if (t + dt * Real(1 + 1e-12) >= end) dt = end - t;
+    clock[clock_step] = dt;
+    clock[clock_stop] = Real(0);
+  }
+};
+
+/// One work item after the stages: time += step, landing exactly on `end` when within a rounding error.
+template <class Real>
+struct AdvanceClock {
+  Real* clock;
+  Real end;
+
+  KEMPE_HD void operator()(index_t) const {
+    const Real dt = clock[clock_step];
+    Real t = clock[clock_time] + dt;
+    if (t + dt * Real(1e-12) >= end) t = end;
+    clock[clock_time] = t;
   }
 };
 
@@ -159,12 +202,16 @@ struct EvalVolume {
 /// The contributions of face f to the rhs of its two elements: -(L / 2 |J_l|) sum_q w_q F*_v(q) phi_m(q) on
 /// the left element's side and +(L / 2 |J_r|) times the same sum with the right element's basis (the
 /// neighbour runs along the face the other way, so its point q is the left side's nq - 1 - q). Boundary faces
-/// take their right state from the Boundary functor: ghost(group, inside state, nx, ny, x, y, time, out), and
+/// take their right state from the Boundary functor: ghost(group, inside state, nx, ny, x, y, t, out), and
 /// their right contribution is zero.
 template <int P, class Real, euler::Flux F, class Boundary>
 struct FaceIntegrals {
   index_t num_elements;
-  Real gamma, time;
+  Real gamma;
+  /// {t, dt} in the backend's memory, and the stage's time is t + stage_fraction dt: read where the kernel
+  /// runs, so that one recorded Runge-Kutta step (a CUDA graph) serves every step.
+  const Real* clock;
+  Real stage_fraction;
   const Real* c;
   Tables<Real> t;
   Geometry<Real> g;
@@ -202,7 +249,7 @@ struct FaceIntegrals {
         // Face points from (x0, y0) at the reference point -1 to (x1, y1) at +1.
         const Real s = (Real(1) + t.face_abscissa[q]) / Real(2);
         const Real x = fc.x0[f] + s * (fc.x1[f] - fc.x0[f]), y = fc.y0[f] + s * (fc.y1[f] - fc.y0[f]);
-        boundary(fc.boundary[f], ul, nx, ny, x, y, time, ur);
+        boundary(fc.boundary[f], ul, nx, ny, x, y, clock[0] + stage_fraction * clock[1], ur);
       }
       euler::numerical_flux(F, ul, ur, nx, ny, gamma, flux);
       const Real w = t.face_weight[q];

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "kernels/backend.hpp"
+
 namespace kempe {
 
 int edit_distance(std::string_view a, std::string_view b) {
@@ -36,6 +38,18 @@ std::string unknown_name_message(std::string_view kind, std::string_view name, c
   message += best_distance <= allowed && !best.empty() ? " known: " : "; known: ";
   for (std::size_t i = 0; i < known.size(); ++i) message += (i ? ", " : "") + std::string(known[i]);
   return message;
+}
+
+Backend backend_from_name(std::string_view name) {
+  const bool have_gpu = cuda_device_count() > 0;
+  if (name == "cpu") return Backend::cpu;
+  if (name == "auto") return have_gpu ? Backend::cuda : Backend::cpu;
+  if (name == "cuda") {
+    if (!have_gpu)
+      throw std::invalid_argument("backend 'cuda': no CUDA device found (this build or machine has none); use 'cpu' or 'auto'");
+    return Backend::cuda;
+  }
+  throw std::invalid_argument(unknown_name_message("backend", name, {"cpu", "cuda", "auto"}));
 }
 
 }  // namespace kempe

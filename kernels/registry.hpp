@@ -34,4 +34,9 @@ T find_by_name(std::string_view kind, std::string_view name, const Named<T> (&ta
   throw std::invalid_argument(unknown_name_message(kind, name, known));
 }
 
+/// The backend called `name`: "cpu", "cuda", or "auto" (cuda when a device is present, else cpu).
+/// std::invalid_argument for another name, and for "cuda" on a machine or build without a CUDA device.
+enum class Backend;
+Backend backend_from_name(std::string_view name);
+
 }  // namespace kempe

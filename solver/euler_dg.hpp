@@ -1,7 +1,10 @@
-// The DG Euler solver on triangles, CPU backend: owns the solution, the reference tables and the mesh arrays in
-// the kernels' precision, evaluates the right-hand side with the race strategy asked for, advances in time with
-// the integrator asked for (solver/time_integrators.hpp), and applies the limiters after every stage. The
-// kernels it runs (kernels/dg_K.hpp, kernels/limiter_K.hpp) are the ones the GPU backend will launch.
+// The DG Euler solver on triangles: owns the solution, the reference tables and the mesh arrays in the kernels'
+// precision, on one backend (CPU, or the GPU's memory for the whole run), evaluates the right-hand side with the
+// race strategy asked for, advances in time with the integrator asked for (solver/time_integrators.hpp), and
+// applies the limiters after every stage. Both backends run the same kernels (kernels/dg_K.hpp,
+// kernels/limiter_K.hpp) through forall, and the same step sequence (record_step): on the GPU it is recorded
+// once as a CUDA graph and replayed, and the host reads back only the clock (3 numbers) per step.
+// A solver on Backend::cuda must be instantiated in a .cu file (forall reaches the GPU only there).
 #pragma once
 
 #include <algorithm>
@@ -10,9 +13,12 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "kernels/backend.hpp"
+#include "kernels/boundary_K.hpp"
+#include "kernels/buffer.hpp"
 #include "kernels/dg_K.hpp"
 #include "kernels/limiter_K.hpp"
 #include "kernels/quadrature.hpp"
@@ -31,8 +37,10 @@ class EulerDG {
 
   /// The mesh must hold triangles in the plane; for Strategy::colored its faces must be grouped by color
   /// (coloring/reorder.hpp: apply_ordering). Throws std::invalid_argument otherwise.
-  EulerDG(const Mesh& mesh, Real gamma, Boundary boundary, Strategy strategy)
-      : k_(mesh.num_elements()), gamma_(gamma), boundary_(boundary), strategy_(strategy) {
+  /// On Backend::cuda every array goes to the device here, after a check that it fits (std::runtime_error
+  /// naming the sizes otherwise).
+  EulerDG(const Mesh& mesh, Real gamma, Boundary boundary, Strategy strategy, Backend backend = Backend::cpu)
+      : k_(mesh.num_elements()), gamma_(gamma), boundary_(boundary), strategy_(strategy), backend_(backend) {
     if (mesh.dim != 2 || mesh.space_dim != 2)
       throw std::invalid_argument(mesh.source + ": the DG solver needs a 2D mesh in the xy plane");
     for (const ElementType t : mesh.element_type)
@@ -160,22 +168,30 @@ class EulerDG {
       x1_[f] = Real(mesh.x[v[(kl + 1) % 3]]);
       y1_[f] = Real(mesh.y[v[(kl + 1) % 3]]);
     }
-    c_.assign(std::size_t(nv) * num_modes * k_, Real(0));
+    place_arrays();
   }
 
   index_t num_elements() const { return k_; }
   Real time() const { return time_; }
-  /// c[var][mode][element].
-  const std::vector<Real>& solution() const { return c_; }
-  std::vector<Real>& solution() { return c_; }
+  Backend backend() const { return backend_; }
+  /// c[var][mode][element], on the host: the CPU backend's storage itself; on the GPU a copy made now.
+  const std::vector<Real>& solution() const {
+    if (backend_ == Backend::cpu) return c_.host();
+    host_solution_ = c_.to_host();
+    return host_solution_;
+  }
+  /// Replaces the solution (c[var][mode][element], on the host), on either backend.
+  void set_solution(const std::vector<Real>& c) { c_.upload(c); }
+  /// The solution in the backend's memory (for benchmarks and tests that launch kernels on it).
+  Buffer<Real>& solution_buffer() { return c_; }
 
   /// The solution becomes the L2 projection of state(x, y, out) (conserved variables), with the degree 2P + 1
   /// volume rule, then passes the limiters that are on (a projected shock overshoots, and its first stage
-  /// would otherwise see negative pressures).
+  /// would otherwise see negative pressures). Computed on the host and copied to the backend once.
   template <class State>
   void project(State&& state) {
     const int nq = static_cast<int>(volume_weight_.size());
-    std::fill(c_.begin(), c_.end(), Real(0));
+    std::vector<Real> c(c_.size(), Real(0));
     for (index_t e = 0; e < k_; ++e)
       for (int q = 0; q < nq; ++q) {
         const auto [x, y] = point(e, volume_r_[q], volume_s_[q]);
@@ -183,75 +199,104 @@ class EulerDG {
         state(x, y, u);
         for (int v = 0; v < nv; ++v)
           for (int m = 0; m < num_modes; ++m)
-            c_[(std::size_t(v) * num_modes + m) * k_ + e] +=
+            c[(std::size_t(v) * num_modes + m) * k_ + e] +=
                 Real(volume_weight_[q] * volume_basis_[std::size_t(q) * num_modes + m] * u[v]);
       }
-    limit(c_);
+    c_.upload(c);
+    limit(c_.data());
   }
 
-  /// out = dc/dt at `time` for the coefficients c: eval_volume, then eval_surface.
+  /// out = dc/dt at `time` for the coefficients c: eval_volume, then eval_surface (CPU backend).
   void rhs(const std::vector<Real>& c, Real time, std::vector<Real>& out) {
     eval_volume(c, out);
     eval_surface(c, time, out);
   }
-
-  /// out = the volume term of dc/dt (overwrites out; one work item per element).
-  void eval_volume(const std::vector<Real>& c, std::vector<Real>& out) const {
-    forall(Backend::cpu, k_, EvalVolume<P, Real>{k_, gamma_, c.data(), out.data(), tables(), geometry()});
+  /// dc/dt of the current solution at `time`, on either backend, copied to the host (for tests).
+  std::vector<Real> rhs_of_solution(Real time) {
+    set_eval_time(time);
+    Buffer<Real> out(backend_, c_.size(), "a right-hand side");
+    eval_volume(c_.data(), out.data());
+    eval_surface(c_.data(), eval_clock_.data(), Real(0), out.data());
+    return out.to_host();
   }
 
-  /// out += the surface term of dc/dt at `time`, by the race strategy of the solver.
+  /// out = the volume term of dc/dt (overwrites out; one work item per element). CPU backend.
+  void eval_volume(const std::vector<Real>& c, std::vector<Real>& out) const {
+    require_cpu("eval_volume on host vectors");
+    eval_volume(c.data(), out.data());
+  }
+  /// out += the surface term of dc/dt at `time`, by the race strategy of the solver. CPU backend.
   void eval_surface(const std::vector<Real>& c, Real time, std::vector<Real>& out) {
-    const Faces<Real> fc{face_left_.data(), face_right_.data(), face_left_local_.data(), face_right_local_.data(),
-                         normal_x_.data(), normal_y_.data(), length_.data(), x0_.data(), y0_.data(), x1_.data(),
-                         y1_.data(), face_boundary_.data()};
-    const FaceIntegrals<P, Real, F, Boundary> integrals{k_, gamma_, time, c.data(), tables(), geometry(), fc, boundary_};
-    const index_t nf = static_cast<index_t>(face_left_.size());
+    require_cpu("eval_surface on host vectors");
+    set_eval_time(time);
+    eval_surface(c.data(), eval_clock_.data(), Real(0), out.data());
+  }
+
+  /// The volume term on arrays in the backend's memory: out = volume part of dc/dt for c.
+  void eval_volume(const Real* c, Real* out) const {
+    forall(backend_, k_, EvalVolume<P, Real>{k_, gamma_, c, out, d_.tables, d_.geometry});
+  }
+
+  /// out += the surface term on arrays in the backend's memory, at time clock[0] + stage_fraction clock[1]
+  /// (clock in the backend's memory too).
+  void eval_surface(const Real* c, const Real* clock, Real stage_fraction, Real* out) {
+    const FaceIntegrals<P, Real, F, Boundary> integrals{k_, gamma_, clock, stage_fraction, c, d_.tables, d_.geometry, d_.faces, boundary_};
+    const index_t nf = num_faces_;
     switch (strategy_) {
       case Strategy::colored:
         // One launch per color: no two faces of a color share an element, so no update races (paper 000).
         for (std::size_t color = 0; color + 1 < color_begin_.size(); ++color)
-          forall(Backend::cpu, color_begin_[color + 1] - color_begin_[color],
-                 EvalSurface<P, Real, F, false, Boundary>{color_begin_[color], color_begin_[color + 1], out.data(), integrals});
+          forall(backend_, color_begin_[color + 1] - color_begin_[color],
+                 EvalSurface<P, Real, F, false, Boundary>{color_begin_[color], color_begin_[color + 1], out, integrals});
         break;
       case Strategy::atomic:
-        forall(Backend::cpu, nf, EvalSurface<P, Real, F, true, Boundary>{0, nf, out.data(), integrals});
+        forall(backend_, nf, EvalSurface<P, Real, F, true, Boundary>{0, nf, out, integrals});
         break;
       case Strategy::buffered:
-        buffer_.resize(std::size_t(2) * nv * num_modes * nf);
-        forall(Backend::cpu, nf, EvalSurfaceBuffered<P, Real, F, Boundary>{nf, buffer_.data(), integrals});
-        forall(Backend::cpu, k_,
-               GatherFaces<P, Real>{k_, nf, buffer_.data(), element_faces_.data(), face_left_.data(), out.data()});
+        forall(backend_, nf, EvalSurfaceBuffered<P, Real, F, Boundary>{nf, buffer_.data(), integrals});
+        forall(backend_, k_, GatherFaces<P, Real>{k_, nf, buffer_.data(), d_.element_faces, d_.faces.left, out});
         break;
       case Strategy::elementwise:
-        forall(Backend::cpu, k_, EvalSurfaceElementwise<P, Real, F, Boundary>{element_faces_.data(), out.data(), integrals});
+        forall(backend_, k_, EvalSurfaceElementwise<P, Real, F, Boundary>{d_.element_faces, out, integrals});
         break;
     }
   }
 
- private:
-  Tables<Real> tables() const {
-    return {volume_weight_.data(), volume_basis_.data(), volume_grad_r_.data(), volume_grad_s_.data(),
-            face_weight_.data(), face_abscissa_.data(), face_basis_.data()};
-  }
-  Geometry<Real> geometry() const {
-    return {jacobian_.data(), dr_dx_.data(), dr_dy_.data(), ds_dx_.data(), ds_dy_.data()};
+  /// Bytes this solver holds in the backend's memory, by use (measured from its allocations).
+  struct MemoryUse {
+    std::size_t mesh = 0;      ///< geometry, connectivity and reference tables
+    std::size_t solution = 0;  ///< the solution, the integrator's work vectors and the clock
+    std::size_t strategy = 0;  ///< the race strategy's buffers (buffered only)
+    std::size_t limiter = 0;   ///< the slope limiter's Taylor coefficients, bounds and flags
+    std::size_t total() const { return mesh + solution + strategy + limiter; }
+  };
+  MemoryUse memory_use() const {
+    MemoryUse use;
+    use.mesh = mesh_bytes_;
+    use.solution = c_.bytes() + integrator_.bytes() + clock_.bytes() + step_min_.bytes() + eval_clock_.bytes();
+    use.strategy = buffer_.bytes();
+    use.limiter = taylor_.bytes() + bounds_.bytes() + troubled_.bytes();
+    return use;
   }
 
- public:
-  /// One step of the given integrator (see time_integrators.hpp); stage times reach the boundary states.
-  void step(Integrator method, Real dt) {
-    auto rhs_of = [this](const std::vector<Real>& c, Real t, std::vector<Real>& out) { rhs(c, t, out); };
-    if (positivity_epsilon_ > Real(0) || limiter_ != Limiter::none)
-      integrator_.step(method, time_, dt, c_, rhs_of, [this](std::vector<Real>& c) { limit(c); });
-    else
-      integrator_.step(method, time_, dt, c_, rhs_of);
-    time_ += dt;
+ private:
+  void require_cpu(const char* what) const {
+    if (backend_ != Backend::cpu) throw std::logic_error(std::string(what) + ": the solver runs on the CUDA backend");
   }
+  /// The time the single evaluations (rhs_of_solution, eval_surface on vectors) see.
+  void set_eval_time(Real time) { eval_clock_.upload(std::vector<Real>{time, Real(0), Real(0)}); }
+
+ public:
+  /// One step of `dt` with the given integrator (see time_integrators.hpp); stage times reach the boundary
+  /// states. Stops (std::runtime_error, like check_physical) on a non-physical state.
+  void step(Integrator method, Real dt) { run_step({method, 0.0, dt, Real(1e30)}); }
 
   /// Turns on Zhang & Shu's positivity limiter after every stage: density and pressure at least epsilon at
   /// the volume and face quadrature points (0 turns it off).
-  void set_positivity_limiter(Real epsilon) { positivity_epsilon_ = epsilon; }
+  void set_positivity_limiter(Real epsilon) {
+    positivity_epsilon_ = epsilon;
+    step_graph_.clear();
+  }
 
   /// The slope limiter applied after every stage (kernels/limiter_K.hpp). theta, in [1, 2], is the moment
   /// limiter's bound on slopes against neighbour differences: 1 is minmod, 2 (the default) the monotonized
@@ -266,73 +311,96 @@ class EulerDG {
     limiter_ = limiter;
     moment_theta_ = Real(theta);
     troubled_cells_only_ = troubled_cells_only;
+    step_graph_.clear();
+    // The limiter's work arrays, allocated now rather than inside a recorded step.
+    if (limiter == Limiter::none || P == 0) return;
+    ensure_troubled_flags();
+    if (taylor_.size() != c_.size()) taylor_ = Buffer<Real>(backend_, c_.size(), "the limiter's Taylor coefficients");
+    const std::size_t bound_values = limiter == Limiter::vertex ? std::size_t(2) * nv * VertexBounds<P, Real>::num_fields * num_vertices_ : 0;
+    if (bounds_.size() != bound_values) bounds_ = Buffer<Real>(backend_, bound_values, "the vertex limiter's bounds");
   }
 
-  /// The KXRCF flags of the coefficients c, [elements] (1: troubled). For tests and output.
+  /// The KXRCF flags of the coefficients c, [elements] (1: troubled), CPU backend. For tests and output.
   const std::vector<std::uint8_t>& troubled_cells(const std::vector<Real>& c) {
-    troubled_.resize(k_);
-    forall(Backend::cpu, k_,
-           TroubledCells<P, Real>{k_, element_faces_.data(), face_left_.data(), face_right_.data(), face_left_local_.data(),
-                                  face_right_local_.data(), normal_x_.data(), normal_y_.data(), length_.data(),
-                                  face_weight_.data(), face_basis_.data(), circumradius_.data(), c.data(), troubled_.data()});
-    return troubled_;
+    require_cpu("troubled_cells on host vectors");
+    ensure_troubled_flags();
+    flag_troubled_cells(c.data());
+    return troubled_.host();
+  }
+  /// The KXRCF flags of the current solution, on either backend, copied to the host.
+  std::vector<std::uint8_t> troubled_cells() {
+    ensure_troubled_flags();
+    flag_troubled_cells(c_.data());
+    return troubled_.to_host();
   }
   Limiter limiter() const { return limiter_; }
 
-  /// Applies the slope limiter to the coefficients c: the Taylor coefficients of every element, then (vertex
-  /// limiter) the vertex bounds, gathered per vertex with no race, and one factor per degree, element and
-  /// variable. Cell averages never change. Nothing to do at P = 0 or with Limiter::none.
-  void limit_slopes(std::vector<Real>& c) {
+  /// Applies the slope limiter to the coefficients c (backend memory): the Taylor coefficients of every
+  /// element, then (vertex limiter) the vertex bounds, gathered per vertex with no race, and one factor per
+  /// degree, element and variable. Cell averages never change. Nothing to do at P = 0 or with Limiter::none.
+  void limit_slopes(Real* c) {
     if (limiter_ == Limiter::none || P == 0) return;
     const std::uint8_t* troubled = nullptr;
     if (troubled_cells_only_) {
-      const std::vector<std::uint8_t>& flags = troubled_cells(c);
-      // A smooth state (no troubled cell) skips the Taylor coefficients and the bounds altogether.
-      if (std::find(flags.begin(), flags.end(), std::uint8_t(1)) == flags.end()) return;
-      troubled = flags.data();
+      flag_troubled_cells(c);
+      // On the CPU a smooth state (no troubled cell) skips the Taylor coefficients and the bounds
+      // altogether; the GPU runs them (the limiters leave unflagged cells alone) rather than stop for the host.
+      if (backend_ == Backend::cpu) {
+        const std::vector<std::uint8_t>& flags = troubled_.host();
+        if (std::find(flags.begin(), flags.end(), std::uint8_t(1)) == flags.end()) return;
+      }
+      troubled = troubled_.data();
     }
-    taylor_.resize(c.size());
-    forall(Backend::cpu, k_,
-           TaylorCoefficients<P, Real>{k_, taylor_from_modes_.data(), dr_dx_.data(), dr_dy_.data(), ds_dx_.data(),
-                                       ds_dy_.data(), c.data(), taylor_.data()});
+    forall(backend_, k_,
+           TaylorCoefficients<P, Real>{k_, d_.taylor_from_modes, d_.geometry.dr_dx, d_.geometry.dr_dy, d_.geometry.ds_dx,
+                                       d_.geometry.ds_dy, c, taylor_.data()});
     if (limiter_ == Limiter::moment) {
-      forall(Backend::cpu, k_,
-             MomentLimiter<P, Real>{k_, element_neighbors_.data(), neighbor_dx_.data(), neighbor_dy_.data(), moment_theta_,
-                                    degree_part_.data(), taylor_.data(), c.data(), troubled});
+      forall(backend_, k_,
+             MomentLimiter<P, Real>{k_, d_.element_neighbors, d_.neighbor_dx, d_.neighbor_dy, moment_theta_,
+                                    d_.degree_part, taylor_.data(), c, troubled});
       return;
     }
-    const index_t nvert = static_cast<index_t>(vertex_element_begin_.size()) - 1;
-    bounds_.resize(std::size_t(2) * nv * VertexBounds<P, Real>::num_fields * nvert);
-    forall(Backend::cpu, nvert,
-           VertexBounds<P, Real>{k_, nvert, vertex_element_begin_.data(), vertex_elements_.data(), taylor_.data(),
-                                 bounds_.data()});
-    forall(Backend::cpu, k_,
-           VertexLimiter<P, Real>{k_, nvert, element_vertices_.data(), vertex_dx_.data(), vertex_dy_.data(),
-                                  degree_part_.data(), taylor_.data(), bounds_.data(), c.data(), troubled});
+    forall(backend_, num_vertices_,
+           VertexBounds<P, Real>{k_, num_vertices_, d_.vertex_element_begin, d_.vertex_elements, taylor_.data(), bounds_.data()});
+    forall(backend_, k_,
+           VertexLimiter<P, Real>{k_, num_vertices_, d_.element_vertices, d_.vertex_dx, d_.vertex_dy, d_.degree_part,
+                                  taylor_.data(), bounds_.data(), c, troubled});
+  }
+  /// limit_slopes on host vectors (CPU backend).
+  void limit_slopes(std::vector<Real>& c) {
+    require_cpu("limit_slopes on host vectors");
+    limit_slopes(c.data());
   }
 
   /// The Taylor coefficients of the current solution about each centroid, [vars][modes][elements] (cell
   /// average, then physical derivatives; see TaylorCoefficients). For tests and diagnostics.
   std::vector<Real> taylor_coefficients() const {
-    std::vector<Real> out(c_.size());
-    forall(Backend::cpu, k_,
-           TaylorCoefficients<P, Real>{k_, taylor_from_modes_.data(), dr_dx_.data(), dr_dy_.data(), ds_dx_.data(),
-                                       ds_dy_.data(), c_.data(), out.data()});
-    return out;
+    Buffer<Real> out(backend_, c_.size(), "Taylor coefficients");
+    forall(backend_, k_,
+           TaylorCoefficients<P, Real>{k_, d_.taylor_from_modes, d_.geometry.dr_dx, d_.geometry.dr_dy, d_.geometry.ds_dx,
+                                       d_.geometry.ds_dy, c_.data(), out.data()});
+    return out.to_host();
   }
 
-  /// Applies the limiters that are on to the coefficients c: slopes first, then positivity (which only ever
-  /// shrinks them).
-  void limit(std::vector<Real>& c) {
+  /// Applies the limiters that are on to the coefficients c (backend memory): slopes first, then positivity
+  /// (which only ever shrinks them).
+  void limit(Real* c) {
     limit_slopes(c);
     if (positivity_epsilon_ > Real(0)) limit_positivity(c);
   }
+  void limit(std::vector<Real>& c) {
+    require_cpu("limit on host vectors");
+    limit(c.data());
+  }
 
   /// Applies the positivity limiter to the coefficients c (see kernels/limiter_K.hpp).
+  void limit_positivity(Real* c) const {
+    forall(backend_, k_,
+           PositivityLimiter<P, Real>{k_, num_check_points_, gamma_, positivity_epsilon_, d_.check_basis, c});
+  }
   void limit_positivity(std::vector<Real>& c) const {
-    forall(Backend::cpu, k_,
-           PositivityLimiter<P, Real>{k_, static_cast<int>(check_basis_.size() / num_modes), gamma_,
-                                      positivity_epsilon_, check_basis_.data(), c.data()});
+    require_cpu("limit_positivity on host vectors");
+    limit_positivity(c.data());
   }
 
   /// Advances to exactly `end` with steps of at most stable_dt(cfl) (or `fixed_dt` if positive), the last
@@ -340,17 +408,23 @@ class EulerDG {
   int advance_to(Real end, Integrator method, double cfl, Real fixed_dt = Real(0)) {
     int steps = 0;
     while (time_ < end) {
-      // One pass over the cell averages checks the state this step starts from and gives the stable step.
-      Real dt = checked_stable_dt(cfl);
-      if (fixed_dt > Real(0)) dt = fixed_dt;
-      // Land on `end`: take the remainder when it is below a step (or within a rounding error above it).
-      if (time_ + dt * Real(1 + 1e-12) >= end) dt = end - time_;
-      step(method, dt);
-      if (time_ + dt * Real(1e-12) >= end) time_ = end;
+      run_step({method, cfl, fixed_dt, end});
       ++steps;
     }
     check_physical();
     return steps;
+  }
+
+  /// Takes `steps` steps of stable_dt(cfl) each, with no end time (benchmarks: a fixed amount of work).
+  void advance_steps(int steps, Integrator method, double cfl) {
+    for (int s = 0; s < steps; ++s) run_step({method, cfl, Real(0), Real(1e30)});
+  }
+
+  /// Whether steps on the GPU replay a recorded CUDA graph (the default) or launch each kernel (to measure
+  /// what the graph saves). No effect on the CPU.
+  void set_graphs(bool on) {
+    use_graphs_ = on;
+    step_graph_.clear();
   }
 
   /// Stops the run (std::runtime_error) at the first element whose coefficients are not finite or whose cell
@@ -366,14 +440,14 @@ class EulerDG {
   /// The lowest pressure at the positivity limiter's check points (every volume and face quadrature point of
   /// every element): positive in every run with the positivity limiter on.
   double lowest_pressure() const {
-    const int points = static_cast<int>(check_basis_.size() / num_modes);
+    const std::vector<Real>& c = solution();
     double lowest = 1e300;
     for (index_t e = 0; e < k_; ++e)
-      for (int q = 0; q < points; ++q) {
+      for (int q = 0; q < num_check_points_; ++q) {
         double u[nv] = {};
         for (int v = 0; v < nv; ++v)
           for (int m = 0; m < num_modes; ++m)
-            u[v] += double(c_[(std::size_t(v) * num_modes + m) * k_ + e]) * double(check_basis_[std::size_t(q) * num_modes + m]);
+            u[v] += double(c[(std::size_t(v) * num_modes + m) * k_ + e]) * double(check_basis_[std::size_t(q) * num_modes + m]);
         lowest = std::min(lowest, euler::pressure(u, double(gamma_)));
       }
     return lowest;
@@ -391,9 +465,50 @@ class EulerDG {
   }
 
  private:
-  /// The cell average of element e (the mode-0 coefficients times the constant mode's value).
-  void cell_average(index_t e, double* u) const {
-    for (int v = 0; v < nv; ++v) u[v] = double(c_[std::size_t(v) * num_modes * k_ + e]) * mode0_value;
+  /// What one step does, fixed while a recorded graph is replayed.
+  struct StepPlan {
+    Integrator method;
+    double cfl;
+    Real fixed_dt, end;
+    bool operator==(const StepPlan& o) const {
+      return method == o.method && cfl == o.cfl && fixed_dt == o.fixed_dt && end == o.end;
+    }
+  };
+
+  /// One step: the state check and the step size (one reduction), the stages with their limiters, and the
+  /// clock, all launched on the backend with no host synchronization in between. The same sequence for both
+  /// backends; the GPU records it once per plan as a CUDA graph.
+  void record_step(const StepPlan& plan) {
+    Real* clock = clock_.data();
+    double* step_min = step_min_.data() + reduce_blocks;
+    reduce_min_into(backend_, k_, StableStep<P, Real>{k_, gamma_, c_.data(), d_.inradius}, step_min_.data(), step_min);
+    forall(backend_, 1, ChooseStep<Real>{step_min, clock, plan.cfl, double(2 * P + 1), plan.fixed_dt, plan.end});
+    auto rhs_of = [this, clock](const Real* c, Real stage_fraction, Real* out) {
+      eval_volume(c, out);
+      eval_surface(c, clock, stage_fraction, out);
+    };
+    if (positivity_epsilon_ > Real(0) || limiter_ != Limiter::none)
+      integrator_.step(plan.method, clock, c_.data(), rhs_of, [this](Real* c) { limit(c); });
+    else
+      integrator_.step(plan.method, clock, c_.data(), rhs_of);
+    forall(backend_, 1, AdvanceClock<Real>{clock, plan.end});
+  }
+
+  /// Runs one step (replaying the recorded graph on the GPU), then reads the clock: the only copy to the
+  /// host per step. Throws (check_physical's message) when the step found a non-physical state.
+  void run_step(const StepPlan& plan) {
+    if (backend_ == Backend::cuda && use_graphs_) {
+      if (step_graph_.empty() || !(plan == graph_plan_)) {
+        step_graph_.capture([&] { record_step(plan); });
+        graph_plan_ = plan;
+      }
+      step_graph_.launch();
+    } else {
+      record_step(plan);
+    }
+    const std::vector<Real> clock = clock_.to_host();
+    if (clock[clock_stop] != Real(0)) throw_non_physical();
+    time_ = clock[clock_time];
   }
 
   /// stable_dt(cfl) after checking the state (StableStep, in the same pass): every coefficient finite and
@@ -401,17 +516,24 @@ class EulerDG {
   /// in the mesh file and the values.
   Real checked_stable_dt(double cfl) const {
     // One reduction: the step, or -1 (or NaN) when some element cannot go on; only then find it.
-    const double dt = reduce_min(Backend::cpu, k_, StableStep<P, Real>{k_, gamma_, c_.data(), inradius_.data()});
+    const double dt = reduce_min(backend_, k_, StableStep<P, Real>{k_, gamma_, c_.data(), d_.inradius});
     if (dt > 0) return Real(cfl * dt / (2 * P + 1));
+    throw_non_physical();
+  }
+
+  /// Finds (on the host) the first element that cannot go on and throws std::runtime_error naming the time,
+  /// its number in the mesh file and its cell average.
+  [[noreturn]] void throw_non_physical() const {
+    const std::vector<Real>& c = solution();
+    const StableStep<P, Real> step{k_, gamma_, c.data(), inradius_.data()};
     index_t bad = 0;
-    const StableStep<P, Real> step{k_, gamma_, c_.data(), inradius_.data()};
     while (bad + 1 < k_ && step(bad) > 0) ++bad;
     const char* what = "non-positive density or pressure";
     for (int v = 0; v < nv; ++v)
       for (int m = 0; m < num_modes; ++m)
-        if (!std::isfinite(double(c_[(std::size_t(v) * num_modes + m) * k_ + bad]))) what = "a coefficient is not a number";
+        if (!std::isfinite(double(c[(std::size_t(v) * num_modes + m) * k_ + bad]))) what = "a coefficient is not a number";
     double u[nv];
-    cell_average(bad, u);
+    for (int v = 0; v < nv; ++v) u[v] = double(c[std::size_t(v) * num_modes * k_ + bad]) * mode0_value;
     char message[320];
     std::snprintf(message, sizeof message,
                   "non-physical state at t = %.9g in element %lld of %s: %s, cell average density %.6g, pressure %.6g, "
@@ -422,6 +544,120 @@ class EulerDG {
     throw std::runtime_error(message);
   }
 
+  void ensure_troubled_flags() {
+    if (troubled_.size() != std::size_t(k_)) troubled_ = Buffer<std::uint8_t>(backend_, k_, "troubled-cell flags");
+  }
+  void flag_troubled_cells(const Real* c) {
+    forall(backend_, k_,
+           TroubledCells<P, Real>{k_, d_.element_faces, d_.faces.left, d_.faces.right, d_.faces.left_local,
+                                  d_.faces.right_local, d_.faces.normal_x, d_.faces.normal_y, d_.faces.length,
+                                  d_.tables.face_weight, d_.tables.face_basis, d_.circumradius, c, troubled_.data()});
+  }
+
+  /// Every array the kernels read, listed once: visit(host vector, name, where its backend pointer goes).
+  template <class Visit>
+  void for_each_array(Visit&& visit) {
+    visit(volume_weight_, "volume weights", d_.tables.volume_weight);
+    visit(volume_basis_, "volume basis", d_.tables.volume_basis);
+    visit(volume_grad_r_, "volume basis gradients", d_.tables.volume_grad_r);
+    visit(volume_grad_s_, "volume basis gradients", d_.tables.volume_grad_s);
+    visit(face_weight_, "face weights", d_.tables.face_weight);
+    visit(face_abscissa_, "face abscissae", d_.tables.face_abscissa);
+    visit(face_basis_, "face basis", d_.tables.face_basis);
+    visit(jacobian_, "Jacobians", d_.geometry.jacobian);
+    visit(dr_dx_, "metric terms", d_.geometry.dr_dx);
+    visit(dr_dy_, "metric terms", d_.geometry.dr_dy);
+    visit(ds_dx_, "metric terms", d_.geometry.ds_dx);
+    visit(ds_dy_, "metric terms", d_.geometry.ds_dy);
+    visit(face_left_, "face_left", d_.faces.left);
+    visit(face_right_, "face_right", d_.faces.right);
+    visit(face_left_local_, "face_left_local", d_.faces.left_local);
+    visit(face_right_local_, "face_right_local", d_.faces.right_local);
+    visit(normal_x_, "face normals", d_.faces.normal_x);
+    visit(normal_y_, "face normals", d_.faces.normal_y);
+    visit(length_, "face lengths", d_.faces.length);
+    visit(x0_, "face end points", d_.faces.x0);
+    visit(y0_, "face end points", d_.faces.y0);
+    visit(x1_, "face end points", d_.faces.x1);
+    visit(y1_, "face end points", d_.faces.y1);
+    visit(face_boundary_, "face boundary groups", d_.faces.boundary);
+    visit(element_faces_, "element faces", d_.element_faces);
+    visit(inradius_, "inradii", d_.inradius);
+    visit(circumradius_, "circumradii", d_.circumradius);
+    visit(check_basis_, "positivity check basis", d_.check_basis);
+    visit(taylor_from_modes_, "Taylor tables", d_.taylor_from_modes);
+    visit(degree_part_, "Taylor tables", d_.degree_part);
+    visit(element_vertices_, "element vertices", d_.element_vertices);
+    visit(vertex_element_begin_, "vertex-to-element offsets", d_.vertex_element_begin);
+    visit(vertex_elements_, "vertex-to-element lists", d_.vertex_elements);
+    visit(element_neighbors_, "element neighbours", d_.element_neighbors);
+    visit(vertex_dx_, "vertex offsets", d_.vertex_dx);
+    visit(vertex_dy_, "vertex offsets", d_.vertex_dy);
+    visit(neighbor_dx_, "neighbour offsets", d_.neighbor_dx);
+    visit(neighbor_dy_, "neighbour offsets", d_.neighbor_dy);
+  }
+
+  /// A boundary functor that holds only values travels to the device as it is.
+  template <class B>
+  B place_boundary(const B& boundary) {
+    return boundary;
+  }
+  /// A group table (host pointers) is copied to the device for the mesh's boundary groups.
+  bc::GroupBoundary<Real> place_boundary(const bc::GroupBoundary<Real>& boundary) {
+    std::int32_t groups = 0;
+    for (index_t f = 0; f < num_faces_; ++f)
+      if (face_right_[f] == no_element) groups = std::max(groups, face_boundary_[f] + 1);
+    bc::GroupBoundary<Real> placed = boundary;
+    if (groups == 0) return placed;
+    boundary_kinds_ = Buffer<bc::Kind>(backend_, std::vector<bc::Kind>(boundary.kind, boundary.kind + groups), "boundary kinds");
+    boundary_states_ = Buffer<Real>(backend_, std::vector<Real>(boundary.state, boundary.state + std::size_t(groups) * nv), "boundary states");
+    placed.kind = boundary_kinds_.data();
+    placed.state = boundary_states_.data();
+    if (boundary.function) {
+      boundary_functions_ = Buffer<bc::StateFunction>(
+          backend_, std::vector<bc::StateFunction>(boundary.function, boundary.function + groups), "boundary functions");
+      placed.function = boundary_functions_.data();
+    }
+    return placed;
+  }
+
+  /// Points the kernels at the arrays: the host vectors themselves on the CPU; device copies on the GPU,
+  /// after checking against cudaMemGetInfo that they and the solution's work vectors fit.
+  void place_arrays() {
+    num_faces_ = static_cast<index_t>(face_left_.size());
+    num_vertices_ = static_cast<index_t>(vertex_element_begin_.size()) - 1;
+    num_check_points_ = static_cast<int>(check_basis_.size() / num_modes);
+    const std::size_t solution_values = std::size_t(nv) * num_modes * k_;
+    mesh_bytes_ = 0;
+    for_each_array([this](const auto& host, const char*, auto&) { mesh_bytes_ += host.size() * sizeof(host[0]); });
+    if (backend_ == Backend::cuda) {
+      // The solution, three integrator vectors and the strategy's buffer; the limiter's come later.
+      const std::size_t needed = mesh_bytes_ + 4 * solution_values * sizeof(Real) +
+                                 (strategy_ == Strategy::buffered ? std::size_t(2) * nv * num_modes * num_faces_ * sizeof(Real) : 0);
+      check_fits(needed, device_memory(),
+                 source_ + ": the solver at p = " + std::to_string(P) + " (" + std::to_string(k_) + " elements)");
+    }
+    for_each_array([this](const auto& host, const char* what, auto& target) {
+      using T = std::decay_t<decltype(host[0])>;
+      if (backend_ == Backend::cpu) {
+        target = host.data();
+        return;
+      }
+      auto& list = std::get<std::vector<Buffer<T>>>(device_arrays_);
+      list.emplace_back(backend_, host, what);
+      target = list.back().data();
+    });
+    c_ = Buffer<Real>(backend_, solution_values, "the solution");
+    integrator_.allocate(backend_, solution_values);
+    if (strategy_ == Strategy::buffered)
+      buffer_ = Buffer<Real>(backend_, std::size_t(2) * nv * num_modes * num_faces_, "the buffered strategy's face buffer");
+    if (backend_ == Backend::cuda) boundary_ = place_boundary(boundary_);
+    // The clock starts at t = 0 (device memory comes uninitialized).
+    clock_ = Buffer<Real>(backend_, std::vector<Real>(clock_size, Real(0)), "the clock");
+    eval_clock_ = Buffer<Real>(backend_, clock_size, "the evaluation clock");
+    step_min_ = Buffer<double>(backend_, reduce_blocks + 1, "the time-step reduction");
+  }
+
   /// The integral over the mesh of f(solution - exact) for variable var, with the degree-11 rule.
   template <class Exact, class Measure>
   double integrate_error(int var, Exact&& exact, Measure&& f) const {
@@ -429,12 +665,13 @@ class EulerDG {
     std::vector<double> phi(std::size_t(rule.size()) * num_modes);
     for (int q = 0; q < rule.size(); ++q)
       for (int m = 0; m < num_modes; ++m) phi[std::size_t(q) * num_modes + m] = basis::mode(m, rule.r[q], rule.s[q]);
+    const std::vector<Real>& c = solution();
     double sum = 0;
     for (index_t e = 0; e < k_; ++e)
       for (int q = 0; q < rule.size(); ++q) {
         double uh = 0;
         for (int m = 0; m < num_modes; ++m)
-          uh += double(c_[(std::size_t(var) * num_modes + m) * k_ + e]) * phi[std::size_t(q) * num_modes + m];
+          uh += double(c[(std::size_t(var) * num_modes + m) * k_ + e]) * phi[std::size_t(q) * num_modes + m];
         const auto [x, y] = point(e, rule.r[q], rule.s[q]);
         double u[nv];
         exact(x, y, u);
@@ -449,14 +686,29 @@ class EulerDG {
     return triangle_point(x, y, r, s);
   }
 
+  /// The kernels' view of every read-only array, in the backend's memory.
+  struct Arrays {
+    Tables<Real> tables{};
+    Geometry<Real> geometry{};
+    Faces<Real> faces{};
+    const index_t *element_faces = nullptr, *element_vertices = nullptr, *vertex_element_begin = nullptr,
+                  *vertex_elements = nullptr, *element_neighbors = nullptr;
+    const Real *inradius = nullptr, *circumradius = nullptr, *check_basis = nullptr, *taylor_from_modes = nullptr,
+               *degree_part = nullptr, *vertex_dx = nullptr, *vertex_dy = nullptr, *neighbor_dx = nullptr, *neighbor_dy = nullptr;
+  };
+
   index_t k_;
   Real gamma_;
   Boundary boundary_;
   Strategy strategy_;
+  Backend backend_;
   Real time_ = 0;
+  index_t num_faces_ = 0, num_vertices_ = 0;
+  int num_check_points_ = 0;
   std::vector<index_t> color_begin_;
   std::vector<std::int64_t> element_tag_;  // the mesh file's element numbers, for messages
   std::string source_;
+  // Host copies of the read-only arrays (set-up, projection, errors); the kernels read them through d_.
   std::vector<Real> volume_weight_, volume_basis_, volume_grad_r_, volume_grad_s_, face_weight_, face_abscissa_, face_basis_;
   std::vector<double> volume_r_, volume_s_;
   std::vector<Real> check_basis_;  // [volume points + 3 face points][modes]
@@ -464,21 +716,34 @@ class EulerDG {
   Limiter limiter_ = Limiter::none;
   Real moment_theta_ = Real(2);
   bool troubled_cells_only_ = true;
-  std::vector<std::uint8_t> troubled_;  // [elements] KXRCF flags
   std::vector<Real> taylor_from_modes_, degree_part_;  // TriangleOperators' limiter tables
-  std::vector<Real> taylor_, bounds_;  // [vars][modes][elements]; [2][vars][VertexBounds::num_fields][vertices]
   std::vector<index_t> element_vertices_, vertex_element_begin_, vertex_elements_, element_neighbors_;  // [elements][3] ...
   std::vector<Real> vertex_dx_, vertex_dy_, neighbor_dx_, neighbor_dy_;  // [elements][3]
   std::vector<Real> jacobian_, dr_dx_, dr_dy_, ds_dx_, ds_dy_;
   std::vector<double> vx_, vy_;
   std::vector<Real> inradius_, circumradius_;
   std::vector<index_t> face_left_, face_right_, element_faces_;
-  std::vector<Real> buffer_;  // the buffered strategy's per-face contributions
   std::vector<std::int8_t> face_left_local_, face_right_local_;
   std::vector<std::int32_t> face_boundary_;
   std::vector<Real> normal_x_, normal_y_, length_, x0_, y0_, x1_, y1_;
-  std::vector<Real> c_;
+  // In the backend's memory.
+  Arrays d_;
+  std::tuple<std::vector<Buffer<Real>>, std::vector<Buffer<index_t>>, std::vector<Buffer<std::int8_t>>> device_arrays_;
+  std::size_t mesh_bytes_ = 0;
+  Buffer<Real> c_;                      // [vars][modes][elements]
+  Buffer<Real> buffer_;                 // the buffered strategy's per-face contributions
+  Buffer<Real> taylor_, bounds_;        // [vars][modes][elements]; [2][vars][VertexBounds::num_fields][vertices]
+  Buffer<std::uint8_t> troubled_;       // [elements] KXRCF flags
+  Buffer<bc::Kind> boundary_kinds_;     // a GroupBoundary's tables on the device
+  Buffer<Real> boundary_states_;
+  Buffer<bc::StateFunction> boundary_functions_;
+  Buffer<Real> clock_, eval_clock_;     // [clock_size]: the run's, and the single evaluations'
+  Buffer<double> step_min_;             // [reduce_blocks] scratch, then the smallest StableStep value
   RungeKutta<Real> integrator_;
+  mutable std::vector<Real> host_solution_;  // solution() on the GPU
+  bool use_graphs_ = true;
+  DeviceGraph step_graph_;
+  StepPlan graph_plan_{};
 };
 
 }  // namespace kempe::dg

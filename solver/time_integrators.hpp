@@ -1,12 +1,13 @@
-// Explicit Runge-Kutta methods, chosen by name, for any semi-discrete system du/dt = L(u, t) held in a vector.
-// The right-hand side is a callable rhs(u, t, out); the vector updates run through forall, so the same code
-// serves every backend that provides its vectors' storage.
+// Explicit Runge-Kutta methods, chosen by name, for any semi-discrete system du/dt = L(u, t) held in a Buffer.
+// The right-hand side is a callable rhs(u, stage_fraction, out); the vector updates run through forall, so
+// the same code serves both backends, and a whole step can be recorded as one CUDA graph.
 #pragma once
 
 #include <string_view>
 #include <vector>
 
 #include "kernels/backend.hpp"
+#include "kernels/buffer.hpp"
 #include "kernels/registry.hpp"
 
 namespace kempe::dg {
@@ -23,64 +24,100 @@ inline Integrator integrator_from_name(std::string_view name) { return find_by_n
 
 /// Nothing to do after a stage.
 struct NoLimiter {
-  template <class Vector>
-  void operator()(Vector&) const {}
+  template <class Real>
+  void operator()(Real*) const {}
 };
 
-/// Work vectors and the steps of every method. At most three vectors besides u (rk4: start, stage, rhs).
-/// `limit(v)` runs on every stage value before the right-hand side sees it, and on the result (the SSP way of
-/// combining a limiter with a Runge-Kutta method).
+/// out[i] = a x[i] + b y[i] + (g dt) z[i], with dt = clock[1] read where the kernel runs, so that a recorded
+/// step (a CUDA graph) serves every step size. A zero g dt adds nothing, not 0 times z: a step stopped for a
+/// non-physical state (dt = 0) keeps the state it found, NaN or not, for the error report.
+template <class Real>
+struct CombineStage {
+  Real a, b, g;
+  const Real *x, *y, *z, *clock;
+  Real* out;
+  KEMPE_HD void operator()(index_t i) const {
+    const Real gdt = g * clock[1];
+    out[i] = a * x[i] + b * y[i] + (gdt != Real(0) ? gdt * z[i] : Real(0));
+  }
+};
+
+/// out[i] += a x[i] (no clock).
+template <class Real>
+struct AddScaled {
+  Real a;
+  const Real* x;
+  Real* out;
+  KEMPE_HD void operator()(index_t i) const { out[i] += a * x[i]; }
+};
+
+/// Work vectors and the steps of every method, on one backend. At most three vectors besides u (rk4: start,
+/// stage, rhs). The step size and time come from `clock` = {t, dt} in the backend's memory (see
+/// CombineStage); rhs(v, stage_fraction, out) evaluates L(v) at t + stage_fraction dt. `limit(v)` runs on
+/// every stage value before the right-hand side sees it, and on the result (the SSP way of combining a
+/// limiter with a Runge-Kutta method). Nothing here synchronizes with the host.
 template <class Real>
 class RungeKutta {
  public:
+  /// Work vectors for n values on `backend`.
+  void allocate(Backend backend, std::size_t n) {
+    backend_ = backend;
+    start_ = Buffer<Real>(backend, n, "the Runge-Kutta start vector");
+    stage_ = Buffer<Real>(backend, n, "the Runge-Kutta stage vector");
+    rhs_ = Buffer<Real>(backend, n, "the Runge-Kutta right-hand side");
+  }
+  std::size_t bytes() const { return start_.bytes() + stage_.bytes() + rhs_.bytes(); }
+
   template <class Rhs, class Limit = NoLimiter>
-  void step(Integrator method, Real t, Real dt, std::vector<Real>& u, Rhs&& rhs, Limit&& limit = Limit{}) {
-    const index_t n = static_cast<index_t>(u.size());
-    for (auto* w : {&start_, &stage_, &rhs_}) w->resize(u.size());
-    Real* c = u.data();
+  void step(Integrator method, const Real* clock, Real* c, Rhs&& rhs, Limit&& limit = Limit{}) {
     Real *start = start_.data(), *stage = stage_.data(), *k = rhs_.data();
+    auto combine = [&](Real a, const Real* x, Real b, const Real* y, Real g, const Real* z, Real* out) {
+      forall(backend_, static_cast<index_t>(start_.size()), CombineStage<Real>{a, b, g, x, y, z, clock, out});
+    };
+    const Real one(1), zero(0);
+    // The SSP methods' first stage: start = u, stage = u + dt L(u), limited.
+    auto first_ssp_stage = [&] {
+      combine(one, c, zero, c, zero, c, start);
+      rhs(c, zero, k);
+      combine(one, start, zero, c, one, k, stage);
+      limit(stage);
+    };
     switch (method) {
       case Integrator::euler:
-        rhs(u, t, rhs_);
-        combine(n, Real(1), c, Real(0), c, dt, k, c);
-        limit(u);
+        rhs(c, zero, k);
+        combine(one, c, zero, c, one, k, c);
+        limit(c);
         return;
       case Integrator::ssprk2:  // u1 = u + dt L(u); u = (u + u1 + dt L(u1)) / 2
-        start_ = u;
-        rhs(u, t, rhs_);
-        combine(n, Real(1), start, Real(0), c, dt, k, stage);
-        limit(stage_);
-        rhs(stage_, t + dt, rhs_);
-        combine(n, Real(0.5), start, Real(0.5), stage, Real(0.5) * dt, k, c);
-        limit(u);
+        first_ssp_stage();
+        rhs(stage, one, k);
+        combine(Real(0.5), start, Real(0.5), stage, Real(0.5), k, c);
+        limit(c);
         return;
       case Integrator::ssprk3:  // u1 = u + dt L(u); u2 = 3/4 u + 1/4 (u1 + dt L(u1)); u = 1/3 u + 2/3 (u2 + dt L(u2))
-        start_ = u;
-        rhs(u, t, rhs_);
-        combine(n, Real(1), start, Real(0), c, dt, k, stage);
-        limit(stage_);
-        rhs(stage_, t + dt, rhs_);
-        combine(n, Real(0.75), start, Real(0.25), stage, Real(0.25) * dt, k, stage);
-        limit(stage_);
-        rhs(stage_, t + Real(0.5) * dt, rhs_);
-        combine(n, Real(1) / 3, start, Real(2) / 3, stage, Real(2) / 3 * dt, k, c);
-        limit(u);
+        first_ssp_stage();
+        rhs(stage, one, k);
+        combine(Real(0.75), start, Real(0.25), stage, Real(0.25), k, stage);
+        limit(stage);
+        rhs(stage, Real(0.5), k);
+        combine(one / 3, start, Real(2) / 3, stage, Real(2) / 3, k, c);
+        limit(c);
         return;
       case Integrator::rk4: {  // u accumulates u0 + dt (k1 + 2 k2 + 2 k3 + k4) / 6
-        start_ = u;
-        stage_ = u;
-        const Real stage_time[4] = {t, t + dt / 2, t + dt / 2, t + dt};
-        const Real stage_step[3] = {dt / 2, dt / 2, dt};
-        const Real weight[4] = {dt / 6, dt / 3, dt / 3, dt / 6};
+        combine(one, c, zero, c, zero, c, start);
+        combine(one, c, zero, c, zero, c, stage);
+        const Real stage_fraction[4] = {zero, Real(0.5), Real(0.5), one};
+        const Real stage_step[3] = {Real(0.5), Real(0.5), one};
+        const Real weight[4] = {one / 6, one / 3, one / 3, one / 6};
         for (int i = 0; i < 4; ++i) {
-          rhs(stage_, stage_time[i], rhs_);
-          combine(n, Real(1), c, Real(0), c, weight[i], k, c);
+          rhs(stage, stage_fraction[i], k);
+          combine(one, c, zero, c, weight[i], k, c);
           if (i < 3) {
-            combine(n, Real(1), start, Real(0), start, stage_step[i], k, stage);
-            limit(stage_);
+            combine(one, start, zero, start, stage_step[i], k, stage);
+            limit(stage);
           }
         }
-        limit(u);
+        limit(c);
         return;
       }
       case Integrator::lsrk54: {
@@ -94,13 +131,14 @@ class RungeKutta {
         constexpr double ct[5] = {0.0, 1432997174477.0 / 9575080441755.0, 2526269341429.0 / 6820363962896.0,
                                   2006345519317.0 / 3224310063776.0, 2802321613138.0 / 2924317926251.0};
         for (int i = 0; i < 5; ++i) {
-          rhs(u, t + Real(ct[i]) * dt, rhs_);
-          if (i == 0)  // A_1 = 0: du starts afresh, whatever the vector held
-            combine(n, dt, k, Real(0), k, Real(0), k, stage);
+          rhs(c, Real(ct[i]), k);
+          // A_1 = 0: du starts afresh from dt L(u) (not 0 times what the vector held, which may be NaN).
+          if (i == 0)
+            combine(zero, k, zero, k, one, k, stage);
           else
-            combine(n, Real(a[i]), stage, Real(0), stage, dt, k, stage);
-          combine(n, Real(1), c, Real(0), c, Real(b[i]), stage, c);
-          limit(u);
+            combine(Real(a[i]), stage, zero, stage, one, k, stage);
+          forall(backend_, static_cast<index_t>(start_.size()), AddScaled<Real>{Real(b[i]), stage, c});
+          limit(c);
         }
         return;
       }
@@ -108,12 +146,8 @@ class RungeKutta {
   }
 
  private:
-  /// out = a x + b y + g z, elementwise (out may alias any input).
-  static void combine(index_t n, Real a, const Real* x, Real b, const Real* y, Real g, const Real* z, Real* out) {
-    forall(Backend::cpu, n, [=](index_t i) { out[i] = a * x[i] + b * y[i] + g * z[i]; });
-  }
-
-  std::vector<Real> start_, stage_, rhs_;
+  Backend backend_ = Backend::cpu;
+  Buffer<Real> start_, stage_, rhs_;
 };
 
 }  // namespace kempe::dg

@@ -73,7 +73,8 @@ void compare_kernels() {
   std::vector<double> rhs(c.size()), buffer(std::size_t(2) * nv * nm * nf);
   kempe::forall(kempe::Backend::cpu, n, kempe::dg::EvalVolume<P, double>{n, 1.4, c.data(), rhs.data(), t, g});
   const std::vector<double> volume = rhs;
-  const Integrals integrals{n, 1.4, 0.25, c.data(), t, g, fc, FixedGhost{}};
+  const std::vector<double> clock{0.25, 0.0};  // {t, dt}
+  const Integrals integrals{n, 1.4, clock.data(), 0.0, c.data(), t, g, fc, FixedGhost{}};
   kempe::forall(kempe::Backend::cpu, nf, Buffered{nf, buffer.data(), integrals});
   kempe::forall(kempe::Backend::cpu, nf, Atomic{0, nf, rhs.data(), integrals});
 
@@ -93,7 +94,8 @@ void compare_kernels() {
   kempe::forall(kempe::Backend::cuda, n, kempe::dg::EvalVolume<P, double>{n, 1.4, d_c.data, d_rhs.data, dt, dg});
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
   expect_close(to_host(d_rhs), volume, "eval_volume");
-  const Integrals d_integrals{n, 1.4, 0.25, d_c.data, dt, dg, dfc, FixedGhost{}};
+  const DeviceCopy d_clock(clock);
+  const Integrals d_integrals{n, 1.4, d_clock.data, 0.0, d_c.data, dt, dg, dfc, FixedGhost{}};
   kempe::forall(kempe::Backend::cuda, nf, Buffered{nf, d_buffer.data, d_integrals});
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
   expect_close(to_host(d_buffer), buffer, "eval_surface, buffered");

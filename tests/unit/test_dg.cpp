@@ -128,8 +128,10 @@ TEST(TimeIntegrators, ReachTheirOrder) {
   // + cos(3 t). Smooth, so every method must show its order; the forcing checks the stage times. (The DG
   // right-hand side is only Lipschitz: the fluxes switch branches at sonic and contact points, which costs
   // the fourth-order methods their order there. Measured: rk4 and lsrk54 at rate 1.5-2 on the vortex.)
-  auto rhs = [](const std::vector<double>& u, double t, std::vector<double>& out) {
-    for (std::size_t i = 0; i < u.size(); i += 2) {
+  double clock[2] = {0, 0};  // {t, dt}, as the integrator reads them
+  auto rhs = [&clock](const double* u, double stage_fraction, double* out) {
+    const double t = clock[0] + stage_fraction * clock[1];
+    for (std::size_t i = 0; i < 80; i += 2) {
       const double w = 1 + 0.05 * double(i);
       out[i] = -w * u[i + 1] - 0.1 * u[i];
       out[i + 1] = w * u[i] - 0.1 * u[i + 1] + std::cos(3 * t);
@@ -138,8 +140,13 @@ TEST(TimeIntegrators, ReachTheirOrder) {
   auto run = [&](dg::Integrator method, int steps) {
     std::vector<double> u(80, 1.0);
     dg::RungeKutta<double> rk;
+    rk.allocate(Backend::cpu, u.size());
     const double dt = 1.0 / steps;
-    for (int s = 0; s < steps; ++s) rk.step(method, s * dt, dt, u, rhs);
+    for (int s = 0; s < steps; ++s) {
+      clock[0] = s * dt;
+      clock[1] = dt;
+      rk.step(method, clock, u.data(), rhs);
+    }
     return u;
   };
   const std::vector<double> reference = run(dg::Integrator::rk4, 4096);
@@ -164,6 +171,23 @@ TEST(TimeIntegrators, ReachTheirOrder) {
   EXPECT_THROW(dg::integrator_from_name("rk5"), std::invalid_argument);
 }
 
+TEST(Backend, AMeshThatDoesNotFitTheDeviceIsRefusedBeforeAllocation) {
+  DeviceMemory device;
+  device.name = "Test GPU";
+  device.total_bytes = std::size_t(80) << 30;
+  device.free_bytes = std::size_t(1) << 30;
+  EXPECT_NO_THROW(check_fits(std::size_t(512) << 20, device, "mesh.msh: the solver"));
+  try {
+    check_fits(std::size_t(3) << 30, device, "mesh.msh: the solver at p = 5 (4000000 elements)");
+    FAIL() << "no error for 3 GiB on a device with 1 GiB free";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "mesh.msh: the solver at p = 5 (4000000 elements) needs 3072 MiB of device memory, but Test GPU "
+                           "has 1024 MiB free of 81920 MiB");
+  }
+  EXPECT_THROW(backend_from_name("gpu"), std::invalid_argument);
+  EXPECT_EQ(backend_from_name("cpu"), Backend::cpu);
+}
+
 TEST(Backend, ReduceMinFindsTheSmallestAndKeepsNaN) {
   // The time step's reduction: the minimum over any thread split, NaN when any item is NaN, huge when empty.
   const index_t n = 100001;
@@ -181,10 +205,12 @@ TEST(EulerDG, NonPhysicalStatesStopTheRunWithTheElementAndValues) {
     Solver solver(mesh, gamma_air, Vortex{}, dg::Strategy::colored);
     solver.project([](double x, double y, double* out) { Vortex::state(x, y, 0, out); });
     const index_t e = 5;
+    std::vector<double> c = solver.solution();
     if (damage == 0)
-      solver.solution()[std::size_t(euler::energy) * modes * k + e] *= -1;  // negative pressure
+      c[std::size_t(euler::energy) * modes * k + e] *= -1;  // negative pressure
     else
-      solver.solution()[(std::size_t(euler::momentum_y) * modes + 2) * k + e] = std::nan("");
+      c[(std::size_t(euler::momentum_y) * modes + 2) * k + e] = std::nan("");
+    solver.set_solution(c);
     try {
       solver.advance_to(0.1, dg::Integrator::ssprk3, 0.5);
       ADD_FAILURE() << "a non-physical state went unnoticed";
@@ -297,28 +323,9 @@ TEST(EulerDG, DoubleMachReflectionKeepsItsShockOnTheTopBoundary) {
   // cases.md's double Mach reflection on a coarse [0, 4] x [0, 1] grid (h = 1/6, so a grid line meets the
   // bottom at the shock foot x = 1/6), p = 1, vertex and positivity limiters, to t = 0.05. Left: post-shock
   // state; bottom: post-shock for x < 1/6, slip wall beyond; right: outflow; top: the moving shock's states.
-  RawMesh raw = test::rectangle_grid(24, 6, true);
-  for (std::size_t v = 0; v < raw.x.size(); ++v) {
-    raw.x[v] = std::round(raw.x[v]) / 6;
-    raw.y[v] /= 6;
-  }
-  Mesh mesh = build_mesh(raw);
-  mesh.boundary_names = {"shock", "wall", "outflow"};
-  for (index_t f = 0; f < mesh.num_faces(); ++f) {
-    if (mesh.face_right[f] != no_element) continue;
-    const index_t l = mesh.face_left[f];
-    const index_t* v = &mesh.element_vertices[mesh.element_vertex_begin[l]];
-    const int j = mesh.face_left_local[f];
-    const double mid_x = (mesh.x[v[j]] + mesh.x[v[(j + 1) % 3]]) / 2;
-    const bool bottom = mesh.normal_y[f] < -0.5, right = mesh.normal_x[f] > 0.5;
-    mesh.face_boundary[f] = right ? 2 : bottom && mid_x > 1.0 / 6 ? 1 : 0;
-  }
-  mesh = prepared(std::move(mesh));
-  const bc::Kind kind[] = {bc::Kind::function, bc::Kind::wall, bc::Kind::outflow};
-  const bc::StateFunction function[] = {bc::StateFunction::double_mach, bc::StateFunction::double_mach,
-                                        bc::StateFunction::double_mach};
-  const std::vector<double> unused(3 * euler::num_vars, 0.0);
-  const bc::GroupBoundary<double> table{kind, unused.data(), gamma_air, function};
+  const Mesh mesh = prepared(test::double_mach_mesh(6));
+  const test::DoubleMachBoundary groups;
+  const bc::GroupBoundary<double> table = groups.table(groups.unused);
   dg::EulerDG<1, double, euler::Flux::hll, bc::GroupBoundary<double>> solver(mesh, gamma_air, table, dg::Strategy::colored);
   solver.set_limiter(dg::Limiter::vertex);
   solver.set_positivity_limiter(1e-10);

@@ -241,7 +241,7 @@ TEST(MomentLimiter, BoundsEachSlopeByTheDifferencesToItsNeighbours) {
     std::vector<double> c = rough;
     solver.set_limiter(dg::Limiter::moment, theta, false);
     solver.limit_slopes(c);
-    solver.solution() = c;
+    solver.set_solution(c);
     const std::vector<double> taylor = solver.taylor_coefficients();  // of the limited state
     int limited = 0;
     for (index_t f = 0; f < mesh.num_faces(); ++f) {
@@ -292,7 +292,7 @@ void check_step_overshoot(dg::Limiter limiter) {
   std::vector<double> c = solver.solution();
   solver.set_limiter(limiter, 1.0, false);  // every element: the limiter itself, not the indicator
   solver.limit_slopes(c);
-  solver.solution() = c;
+  solver.set_solution(c);
   const double after = largest_vertex_overshoot(solver, mesh.num_elements());
   std::printf("%s limiter, p = %d: largest vertex overshoot of a density step %.3e before, %.3e after\n",
               std::string(dg::limiters[int(limiter)].name).c_str(), P, before, after);

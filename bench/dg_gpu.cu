@@ -1,0 +1,206 @@
+// The CUDA backend's benchmark (issue 5). Prints Markdown tables for docs/benchmarks.md:
+//  1. the device and its measured copy bandwidth (cudaMemcpy device to device, bytes read + written);
+//  2. DOF updates per second per SSP-RK3 stage and per kernel, p = 1..5, double and float, on N x N grids of
+//     squares split into triangles (colored, color_renumber), with the bandwidth model of bench/dg_throughput.cpp
+//     (6 solution-sized arrays + 5 geometry values per element + 80 bytes per face per stage);
+//  3. the coloring paper's Table 10 on this GPU: double Mach reflection, p = 1, 627,200 triangles numbered at
+//     random (an unstructured generator's order), 1000 steps, greedy against kempe (3 colors), each as read and
+//     with color renumbering and face reordering;
+//  4. the full grid: four race strategies x four orderings (fewer steps), with the step graph on and off;
+//  5. Table 7: the device memory each strategy holds, from the allocations and from cudaMemGetInfo.
+// Usage: kempe_bench_gpu [all|throughput|dmr] [SIZES...] (SIZES: N of the throughput grids, default 224 708 1415:
+// 100k, 1M and 4M triangles). Times are medians of CUDA-event timings after a warm-up.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "../tests/unit/dg_cases.hpp"
+
+namespace {
+
+using namespace kempe;
+
+void check(cudaError_t status, const char* what) {
+  if (status != cudaSuccess) throw_cuda_error(status, what, "the benchmark");
+}
+
+/// Median seconds of f() over `repeats` event-timed calls after one warm-up call.
+template <class F>
+double median_seconds(int repeats, F&& f) {
+  cudaEvent_t start, stop;
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
+  f();
+  check(cudaDeviceSynchronize(), "warm-up");
+  std::vector<double> times;
+  for (int r = 0; r < repeats; ++r) {
+    check(cudaEventRecord(start), "cudaEventRecord");
+    f();
+    check(cudaEventRecord(stop), "cudaEventRecord");
+    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    times.push_back(ms * 1e-3);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+/// Device-to-device copy bandwidth, bytes read plus written per second (2 GiB buffers, far beyond L2).
+double copy_bandwidth() {
+  const std::size_t bytes = std::size_t(2) << 30;
+  void *a = device_allocate(bytes, "copy source"), *b = device_allocate(bytes, "copy target");
+  check(cudaMemset(a, 1, bytes), "cudaMemset");
+  const double seconds = median_seconds(10, [&] { check(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice), "cudaMemcpy"); });
+  device_free(a);
+  device_free(b);
+  return 2.0 * double(bytes) / seconds;
+}
+
+struct FreeStream {
+  template <class Real>
+  KEMPE_HD void operator()(std::int32_t, const Real*, Real, Real, Real, Real, Real, Real* out) const {
+    euler::conserved(Real(1), Real(0.5), Real(0.2), Real(1), Real(1.4), out);
+  }
+};
+
+Mesh colored_mesh(Mesh mesh, const char* algorithm, const char* ordering) {
+  FaceColoring coloring = color_faces(mesh, {algorithm, 1});
+  apply_ordering(mesh, coloring, find_ordering(ordering).compute(mesh, coloring));
+  return mesh;
+}
+
+template <int P, class Real>
+void throughput_row(const Mesh& mesh, double bandwidth) {
+  dg::EulerDG<P, Real, euler::Flux::rusanov, FreeStream> solver(mesh, Real(1.4), FreeStream{}, dg::Strategy::colored, Backend::cuda);
+  solver.project([](double x, double y, double* u) {
+    euler::conserved(1 + 0.1 * std::sin(x), 0.5, 0.2 + 0.05 * std::cos(y), 1.0, 1.4, u);
+  });
+  Buffer<Real> out(Backend::cuda, solver.solution_buffer().size(), "benchmark rhs");
+  Buffer<Real> clock(Backend::cuda, std::vector<Real>{Real(0), Real(0), Real(0)}, "benchmark clock");
+  const Real* c = solver.solution_buffer().data();
+  const int repeats = 20;
+  const double volume = median_seconds(repeats, [&] { solver.eval_volume(c, out.data()); });
+  const double surface = median_seconds(repeats, [&] { solver.eval_surface(c, clock.data(), Real(0), out.data()); });
+  // A whole step (stable step reduction, three stages, clock) as the recorded graph, then per stage.
+  const double step = median_seconds(repeats, [&] { solver.advance_steps(1, dg::Integrator::ssprk3, 0.1); });
+  const double stage = step / 3;
+  const double k = mesh.num_elements(), dofs = double(euler::num_vars) * basis::num_modes(P) * k;
+  const double bytes = 6 * dofs * sizeof(Real) + 5.0 * sizeof(Real) * k + 80.0 * mesh.num_faces();
+  std::printf("| %.2fM | %d | %s | %.3g | %.3f | %.3f | %.3f | %.0f | %.2f | %.2f |\n", k / 1e6, P,
+              sizeof(Real) == 8 ? "double" : "float", dofs / stage, volume * 1e3, surface * 1e3, stage * 1e3,
+              bytes / stage / 1e9, bytes / stage / bandwidth, stage / (bytes / bandwidth));
+}
+
+template <class Real>
+void throughput_orders(const Mesh& mesh, double bandwidth) {
+  throughput_row<1, Real>(mesh, bandwidth);
+  throughput_row<2, Real>(mesh, bandwidth);
+  throughput_row<3, Real>(mesh, bandwidth);
+  throughput_row<4, Real>(mesh, bandwidth);
+  throughput_row<5, Real>(mesh, bandwidth);
+}
+
+void throughput(const std::vector<int>& sizes, double bandwidth) {
+  std::printf("\n### DOF updates per second per RK stage (colored, color_renumber, Rusanov, no limiter)\n\n");
+  std::printf("| triangles | p | precision | DOF/s per stage | eval_volume ms | eval_surface ms | stage ms | GB/s (model) | "
+              "of copy bandwidth | stage / floor |\n|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const int n : sizes) {
+    const Mesh mesh = colored_mesh(build_mesh(test::square_grid(n, true)), "kempe", "color_renumber");
+    throughput_orders<double>(mesh, bandwidth);
+    throughput_orders<float>(mesh, bandwidth);
+  }
+}
+
+using DmrSolver = dg::EulerDG<1, double, euler::Flux::hll, bc::GroupBoundary<double>>;
+
+/// Seconds per step of a double Mach run from t = 0 (vertex and positivity limiters, CFL 0.5).
+double dmr_seconds_per_step(const Mesh& mesh, dg::Strategy strategy, int steps, bool graphs, std::size_t* device_bytes = nullptr,
+                            std::size_t* driver_bytes = nullptr) {
+  const test::DoubleMachBoundary groups;
+  const std::size_t free_before = device_memory().free_bytes;
+  DmrSolver solver(mesh, test::gamma_air, groups.table(groups.unused), strategy, Backend::cuda);
+  solver.set_graphs(graphs);
+  solver.set_limiter(dg::Limiter::vertex);
+  solver.set_positivity_limiter(1e-10);
+  if (device_bytes) *device_bytes = solver.memory_use().total();
+  if (driver_bytes) *driver_bytes = free_before - device_memory().free_bytes;
+  solver.project([](double x, double y, double* u) { bc::function_state(bc::StateFunction::double_mach, x, y, 0.0, test::gamma_air, u); });
+  solver.advance_steps(5, dg::Integrator::ssprk3, 0.5);  // warm-up, graph recorded
+  device_synchronize("the warm-up steps");
+  const auto t0 = std::chrono::steady_clock::now();
+  solver.advance_steps(steps, dg::Integrator::ssprk3, 0.5);
+  device_synchronize("the timed steps");
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / steps;
+}
+
+void double_mach(int ny) {
+  // Triangles numbered at random, as an unstructured generator's numbering (greedy then needs 5 colors).
+  const Mesh raw = test::double_mach_mesh(ny, 7);
+  std::printf("\n### Table 10 on this GPU: double Mach reflection, p = 1, %d triangles numbered at random, 1000 SSP-RK3 "
+              "steps (vertex + positivity limiters, colored)\n\n", int(raw.num_elements()));
+  std::printf("| coloring | colors | ordering | seconds (1000 steps) | ms per step | DOF/s per stage |\n|---|---|---|---|---|---|\n");
+  const double dofs = 4.0 * 3 * raw.num_elements();
+  for (const char* algorithm : {"greedy", "kempe"})
+    for (const char* ordering : {"as_read", "color_renumber"}) {
+      const Mesh mesh = colored_mesh(raw, algorithm, ordering);
+      const double s = dmr_seconds_per_step(mesh, dg::Strategy::colored, 1000, true);
+      std::printf("| %s | %zu | %s | %.3f | %.3f | %.3g |\n", algorithm, mesh.color_begin.size() - 1, ordering, 1000 * s, s * 1e3,
+                  dofs / (s / 3));
+    }
+
+  std::printf("\n### Race strategies x orderings (kempe coloring, 200 steps; ms per step, graph on / off)\n\n");
+  std::printf("| strategy | as_read | color_renumber | rcm | hilbert |\n|---|---|---|---|---|\n");
+  std::vector<Mesh> meshes;
+  for (const char* ordering : {"as_read", "color_renumber", "rcm", "hilbert"}) meshes.push_back(colored_mesh(raw, "kempe", ordering));
+  for (const auto& s : dg::strategies) {
+    std::printf("| %s |", std::string(s.name).c_str());
+    for (const Mesh& mesh : meshes)
+      std::printf(" %.3f / %.3f |", 1e3 * dmr_seconds_per_step(mesh, s.value, 200, true),
+                  1e3 * dmr_seconds_per_step(mesh, s.value, 200, false));
+    std::printf("\n");
+  }
+
+  std::printf("\n### Table 7 on this GPU: device memory of the double Mach solver (p = 1, %d triangles)\n\n", int(raw.num_elements()));
+  std::printf("| strategy | solver allocations MiB | driver (cudaMemGetInfo) MiB | strategy buffers MiB |\n|---|---|---|---|\n");
+  for (const auto& s : dg::strategies) {
+    std::size_t ours = 0, driver = 0;
+    dmr_seconds_per_step(meshes[1], s.value, 1, true, &ours, &driver);
+    const test::DoubleMachBoundary groups;
+    const DmrSolver probe(meshes[1], test::gamma_air, groups.table(groups.unused), s.value, Backend::cuda);
+    std::printf("| %s | %.1f | %.1f | %.1f |\n", std::string(s.name).c_str(), ours / 1048576.0, driver / 1048576.0,
+                probe.memory_use().strategy / 1048576.0);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const std::string what = argc > 1 ? argv[1] : "all";
+    std::vector<int> sizes;
+    for (int i = 2; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
+    if (sizes.empty()) sizes = {224, 708, 1415};
+    if (cuda_device_count() == 0) {
+      std::printf("kempe_bench_gpu: no CUDA device on this machine\n");
+      return 0;
+    }
+    const DeviceMemory device = device_memory();
+    const double bandwidth = copy_bandwidth();
+    std::printf("device: %s, %.1f GiB; measured copy bandwidth %.0f GB/s (read + write)\n", device.name.c_str(),
+                device.total_bytes / 1073741824.0, bandwidth / 1e9);
+    if (what == "all" || what == "throughput") throughput(sizes, bandwidth);
+    if (what == "all" || what == "dmr") double_mach(280);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kempe_bench_gpu: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,106 @@
+// An array in one backend's memory: a std::vector for the CPU backend, device memory (RAII, cudaMalloc'd)
+// for the CUDA backend. Kernels take its data() pointer; the host sees device contents only through
+// to_host() and upload(), at output and set-up times.
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernels/backend.hpp"
+
+namespace kempe {
+
+/// Headroom left free on the device beyond what a solver counts (the CUDA context, graphs, rounding).
+inline constexpr std::size_t device_headroom = std::size_t(64) << 20;
+
+/// Throws std::runtime_error, before anything is allocated, when `needed` bytes for `what` do not fit in the
+/// device's free memory with device_headroom to spare; the message names the sizes and the device.
+inline void check_fits(std::size_t needed, const DeviceMemory& device, const std::string& what) {
+  if (needed + device_headroom <= device.free_bytes) return;
+  throw std::runtime_error(what + " needs " + std::to_string(needed >> 20) + " MiB of device memory, but " + device.name +
+                           " has " + std::to_string(device.free_bytes >> 20) + " MiB free of " +
+                           std::to_string(device.total_bytes >> 20) + " MiB");
+}
+
+template <class T>
+class Buffer {
+ public:
+  Buffer() = default;
+  /// n elements for `what` (named in error messages); zero on the CPU, unset on the device.
+  Buffer(Backend backend, std::size_t n, const char* what) : backend_(backend), size_(n), what_(what) {
+    if (backend_ == Backend::cpu)
+      host_.assign(n, T{});
+    else
+      device_ = static_cast<T*>(device_allocate(n * sizeof(T), what));
+  }
+  /// A copy of `host` for `what`.
+  Buffer(Backend backend, const std::vector<T>& host, const char* what) : Buffer(backend, host.size(), what) { upload(host); }
+  ~Buffer() { device_free(device_); }
+  Buffer(Buffer&& o) noexcept { swap(o); }
+  Buffer& operator=(Buffer&& o) noexcept {
+    Buffer(std::move(o)).swap(*this);
+    return *this;
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  T* data() { return backend_ == Backend::cpu ? host_.data() : device_; }
+  const T* data() const { return backend_ == Backend::cpu ? host_.data() : device_; }
+  std::size_t size() const { return size_; }
+  std::size_t bytes() const { return size_ * sizeof(T); }
+  Backend backend() const { return backend_; }
+
+  /// Replaces the contents with `host` (same size).
+  void upload(const std::vector<T>& host) {
+    check_size(host.size());
+    if (backend_ == Backend::cpu)
+      host_ = host;
+    else
+      copy_to_device(device_, host.data(), bytes(), what_);
+  }
+  /// The contents, copied to the host.
+  std::vector<T> to_host() const {
+    if (backend_ == Backend::cpu) return host_;
+    std::vector<T> out(size_);
+    copy_to_host(out.data(), device_, bytes(), what_);
+    return out;
+  }
+  /// The CPU backend's storage itself (std::logic_error on the device: use to_host / upload there).
+  std::vector<T>& host() {
+    if (backend_ != Backend::cpu) throw std::logic_error(std::string(what_) + " lives on the device: use to_host() or upload()");
+    return host_;
+  }
+  const std::vector<T>& host() const { return const_cast<Buffer*>(this)->host(); }
+  /// Copies other's contents (same size and backend) into this buffer, on the backend.
+  void copy_from(const Buffer& other) {
+    check_size(other.size_);
+    if (backend_ == Backend::cpu)
+      host_ = other.host_;
+    else
+      copy_on_device(device_, other.device_, bytes(), what_);
+  }
+
+ private:
+  void check_size(std::size_t n) const {
+    if (n != size_)
+      throw std::logic_error(std::string(what_) + ": " + std::to_string(n) + " values for a buffer of " + std::to_string(size_));
+  }
+  void swap(Buffer& o) noexcept {
+    std::swap(backend_, o.backend_);
+    std::swap(host_, o.host_);
+    std::swap(device_, o.device_);
+    std::swap(size_, o.size_);
+    std::swap(what_, o.what_);
+  }
+
+  Backend backend_ = Backend::cpu;
+  std::vector<T> host_;
+  T* device_ = nullptr;
+  std::size_t size_ = 0;
+  const char* what_ = "a buffer";
+};
+
+}  // namespace kempe
