@@ -6,10 +6,12 @@
 //  3. the coloring paper's Table 10 on this GPU: double Mach reflection, p = 1, 627,200 triangles numbered at
 //     random (an unstructured generator's order), 1000 steps, greedy against kempe (3 colors), each as read and
 //     with color renumbering and face reordering;
-//  4. the full grid: four race strategies x four orderings (fewer steps), with the step graph on and off;
+//  4. every race strategy at p = 1, 2 on the largest grid; the full grid on the double Mach case: four race
+//     strategies x four orderings (fewer steps), with the step graph on and off;
 //  5. Table 7: the device memory each strategy holds, from the allocations and from cudaMemGetInfo.
-// Usage: kempe_bench_gpu [all|throughput|dmr] [SIZES...] (SIZES: N of the throughput grids, default 224 708 1415:
-// 100k, 1M and 4M triangles). Times are medians of CUDA-event timings after a warm-up.
+// Usage: kempe_bench_gpu [all|throughput|strategies|dmr] [SIZES...]. SIZES: N of the throughput grids, default
+// 224 708 1415 (100k, 1M and 4M triangles); strategies uses the last. Times are medians of CUDA-event timings
+// after a warm-up.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -78,8 +80,8 @@ Mesh colored_mesh(Mesh mesh, const char* algorithm, const char* ordering) {
 }
 
 template <int P, class Real>
-void throughput_row(const Mesh& mesh, double bandwidth) {
-  dg::EulerDG<P, Real, euler::Flux::rusanov, FreeStream> solver(mesh, Real(1.4), FreeStream{}, dg::Strategy::colored, Backend::cuda);
+void throughput_row(const Mesh& mesh, double bandwidth, dg::Strategy strategy = dg::Strategy::colored) {
+  dg::EulerDG<P, Real, euler::Flux::rusanov, FreeStream> solver(mesh, Real(1.4), FreeStream{}, strategy, Backend::cuda);
   solver.project([](double x, double y, double* u) {
     euler::conserved(1 + 0.1 * std::sin(x), 0.5, 0.2 + 0.05 * std::cos(y), 1.0, 1.4, u);
   });
@@ -89,14 +91,16 @@ void throughput_row(const Mesh& mesh, double bandwidth) {
   const int repeats = 20;
   const double volume = median_seconds(repeats, [&] { solver.eval_volume(c, out.data()); });
   const double surface = median_seconds(repeats, [&] { solver.eval_surface(c, clock.data(), Real(0), out.data()); });
+  const double rhs = median_seconds(repeats, [&] { solver.eval_rhs(c, clock.data(), Real(0), out.data()); });
   // A whole step (stable step reduction, three stages, clock) as the recorded graph, then per stage.
   const double step = median_seconds(repeats, [&] { solver.advance_steps(1, dg::Integrator::ssprk3, 0.1); });
   const double stage = step / 3;
   const double k = mesh.num_elements(), dofs = double(euler::num_vars) * basis::num_modes(P) * k;
   const double bytes = 6 * dofs * sizeof(Real) + 5.0 * sizeof(Real) * k + 80.0 * mesh.num_faces();
-  std::printf("| %.2fM | %d | %s | %.3g | %.3f | %.3f | %.3f | %.0f | %.2f | %.2f |\n", k / 1e6, P,
-              sizeof(Real) == 8 ? "double" : "float", dofs / stage, volume * 1e3, surface * 1e3, stage * 1e3,
-              bytes / stage / 1e9, bytes / stage / bandwidth, stage / (bytes / bandwidth));
+  std::printf("| %.2fM | %d | %s | %s | %.3g | %.3f | %.3f | %.3f | %.3f | %.0f | %.2f | %.2f |\n", k / 1e6, P,
+              sizeof(Real) == 8 ? "double" : "float", std::string(dg::strategies[int(strategy)].name).c_str(), dofs / stage,
+              volume * 1e3, surface * 1e3, rhs * 1e3, stage * 1e3, bytes / stage / 1e9, bytes / stage / bandwidth,
+              stage / (bytes / bandwidth));
 }
 
 template <class Real>
@@ -108,10 +112,26 @@ void throughput_orders(const Mesh& mesh, double bandwidth) {
   throughput_row<5, Real>(mesh, bandwidth);
 }
 
+void throughput_header(const char* title) {
+  std::printf("\n### %s\n\n", title);
+  std::printf("| triangles | p | precision | strategy | DOF/s per stage | eval_volume ms | eval_surface ms | rhs ms | stage ms | "
+              "GB/s (model) | of copy bandwidth | stage / floor |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+}
+
+/// p = 1 and 2 in double with every race strategy (rhs: eval_volume + eval_surface, or EvalElement).
+void strategies(const std::vector<int>& sizes, double bandwidth) {
+  throughput_header("Every race strategy, p = 1 and 2, double (color_renumber, Rusanov, no limiter)");
+  for (const int n : sizes) {
+    const Mesh mesh = colored_mesh(build_mesh(test::square_grid(n, true)), "kempe", "color_renumber");
+    for (const auto& s : dg::strategies) {
+      throughput_row<1, double>(mesh, bandwidth, s.value);
+      throughput_row<2, double>(mesh, bandwidth, s.value);
+    }
+  }
+}
+
 void throughput(const std::vector<int>& sizes, double bandwidth) {
-  std::printf("\n### DOF updates per second per RK stage (colored, color_renumber, Rusanov, no limiter)\n\n");
-  std::printf("| triangles | p | precision | DOF/s per stage | eval_volume ms | eval_surface ms | stage ms | GB/s (model) | "
-              "of copy bandwidth | stage / floor |\n|---|---|---|---|---|---|---|---|---|---|\n");
+  throughput_header("DOF updates per second per RK stage (colored, color_renumber, Rusanov, no limiter)");
   for (const int n : sizes) {
     const Mesh mesh = colored_mesh(build_mesh(test::square_grid(n, true)), "kempe", "color_renumber");
     throughput_orders<double>(mesh, bandwidth);
@@ -197,6 +217,7 @@ int main(int argc, char** argv) {
     std::printf("device: %s, %.1f GiB; measured copy bandwidth %.0f GB/s (read + write)\n", device.name.c_str(),
                 device.total_bytes / 1073741824.0, bandwidth / 1e9);
     if (what == "all" || what == "throughput") throughput(sizes, bandwidth);
+    if (what == "all" || what == "strategies") strategies({sizes.back()}, bandwidth);
     if (what == "all" || what == "dmr") double_mach(280);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kempe_bench_gpu: %s\n", e.what());

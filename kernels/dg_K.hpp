@@ -167,11 +167,20 @@ struct EvalVolume {
   Tables<Real> t;
   Geometry<Real> g;
 
+  static constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
+
   KEMPE_HD void operator()(index_t e) const {
-    constexpr int nm = basis::num_modes(P), nq = volume_points(P), nv = euler::num_vars;
+    Real acc[nv][nm];
+    accumulate(e, acc);
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nm; ++m) rhs[(v * nm + m) * num_elements + e] = acc[v][m];
+  }
+
+  /// acc = the volume term of element e.
+  KEMPE_HD void accumulate(index_t e, Real (&acc)[nv][nm]) const {
+    constexpr int nq = volume_points(P);
     const index_t k = num_elements;
     Real ce[nv][nm];
-    Real acc[nv][nm];
     for (int v = 0; v < nv; ++v)
       for (int m = 0; m < nm; ++m) {
         ce[v][m] = c[(v * nm + m) * k + e];
@@ -194,8 +203,6 @@ struct EvalVolume {
         for (int v = 0; v < nv; ++v) acc[v][m] += fx[v] * gx + fy[v] * gy;
       }
     }
-    for (int v = 0; v < nv; ++v)
-      for (int m = 0; m < nm; ++m) rhs[(v * nm + m) * k + e] = acc[v][m];
   }
 };
 
@@ -348,7 +355,23 @@ struct GatherFaces {
   }
 };
 
-/// elementwise: element e computes the contributions of its three faces and keeps its own side.
+/// elementwise: acc += element e's side of the integrals of its three faces (each computed whole, the other
+/// side thrown away), in local face order.
+template <int P, class Real, euler::Flux F, class Boundary>
+KEMPE_HD void add_own_faces(const FaceIntegrals<P, Real, F, Boundary>& integrals, const index_t* element_faces, index_t e,
+                            Real (&acc)[euler::num_vars][basis::num_modes(P)]) {
+  constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
+  for (int j = 0; j < 3; ++j) {
+    const index_t f = element_faces[3 * e + j];
+    Real to_l[nv][nm], to_r[nv][nm];
+    integrals(f, to_l, to_r);
+    const bool left = integrals.fc.left[f] == e;
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nm; ++m) acc[v][m] += left ? to_l[v][m] : to_r[v][m];
+  }
+}
+
+/// elementwise: element e adds its side of its three faces' integrals to its rhs.
 template <int P, class Real, euler::Flux F, class Boundary>
 struct EvalSurfaceElementwise {
   const index_t* element_faces;
@@ -358,14 +381,33 @@ struct EvalSurfaceElementwise {
   KEMPE_HD void operator()(index_t e) const {
     constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
     const index_t k = integrals.num_elements;
-    for (int j = 0; j < 3; ++j) {
-      const index_t f = element_faces[3 * e + j];
-      Real to_l[nv][nm], to_r[nv][nm];
-      integrals(f, to_l, to_r);
-      const bool left = integrals.fc.left[f] == e;
-      for (int v = 0; v < nv; ++v)
-        for (int m = 0; m < nm; ++m) rhs[(v * nm + m) * k + e] += left ? to_l[v][m] : to_r[v][m];
-    }
+    Real acc[nv][nm];
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nm; ++m) acc[v][m] = rhs[(v * nm + m) * k + e];
+    add_own_faces(integrals, element_faces, e, acc);
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nm; ++m) rhs[(v * nm + m) * k + e] = acc[v][m];
+  }
+};
+
+/// elementwise, fused with the volume term: element e's whole right-hand side in one pass (its volume term,
+/// then its side of each of its three faces), kept in registers and written once. The adds come in the same
+/// order as eval_volume followed by EvalSurfaceElementwise, so the result is the same bit for bit; the rhs
+/// makes one trip to memory instead of two.
+template <int P, class Real, euler::Flux F, class Boundary>
+struct EvalElement {
+  EvalVolume<P, Real> volume;
+  const index_t* element_faces;
+  FaceIntegrals<P, Real, F, Boundary> integrals;
+
+  KEMPE_HD void operator()(index_t e) const {
+    constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
+    const index_t k = integrals.num_elements;
+    Real acc[nv][nm];
+    volume.accumulate(e, acc);
+    add_own_faces(integrals, element_faces, e, acc);
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nm; ++m) volume.rhs[(v * nm + m) * k + e] = acc[v][m];
   }
 };
 

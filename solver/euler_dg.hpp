@@ -206,17 +206,30 @@ class EulerDG {
     limit(c_.data());
   }
 
-  /// out = dc/dt at `time` for the coefficients c: eval_volume, then eval_surface (CPU backend).
+  /// out = dc/dt at `time` for the coefficients c (CPU backend).
   void rhs(const std::vector<Real>& c, Real time, std::vector<Real>& out) {
+    require_cpu("rhs on host vectors");
+    set_eval_time(time);
+    eval_rhs(c.data(), eval_clock_.data(), Real(0), out.data());
+  }
+
+  /// out = dc/dt on arrays in the backend's memory, at time clock[0] + stage_fraction clock[1]: eval_volume then
+  /// eval_surface, or for the elementwise strategy both in one pass (EvalElement).
+  void eval_rhs(const Real* c, const Real* clock, Real stage_fraction, Real* out) {
+    if (strategy_ == Strategy::elementwise) {
+      const FaceIntegrals<P, Real, F, Boundary> integrals{k_, gamma_, clock, stage_fraction, c, d_.tables, d_.geometry, d_.faces, boundary_};
+      forall(backend_, k_,
+             EvalElement<P, Real, F, Boundary>{EvalVolume<P, Real>{k_, gamma_, c, out, d_.tables, d_.geometry}, d_.element_faces, integrals});
+      return;
+    }
     eval_volume(c, out);
-    eval_surface(c, time, out);
+    eval_surface(c, clock, stage_fraction, out);
   }
   /// dc/dt of the current solution at `time`, on either backend, copied to the host (for tests).
   std::vector<Real> rhs_of_solution(Real time) {
     set_eval_time(time);
     Buffer<Real> out(backend_, c_.size(), "a right-hand side");
-    eval_volume(c_.data(), out.data());
-    eval_surface(c_.data(), eval_clock_.data(), Real(0), out.data());
+    eval_rhs(c_.data(), eval_clock_.data(), Real(0), out.data());
     return out.to_host();
   }
 
@@ -483,10 +496,7 @@ class EulerDG {
     double* step_min = step_min_.data() + reduce_blocks;
     reduce_min_into(backend_, k_, StableStep<P, Real>{k_, gamma_, c_.data(), d_.inradius}, step_min_.data(), step_min);
     forall(backend_, 1, ChooseStep<Real>{step_min, clock, plan.cfl, double(2 * P + 1), plan.fixed_dt, plan.end});
-    auto rhs_of = [this, clock](const Real* c, Real stage_fraction, Real* out) {
-      eval_volume(c, out);
-      eval_surface(c, clock, stage_fraction, out);
-    };
+    auto rhs_of = [this, clock](const Real* c, Real stage_fraction, Real* out) { eval_rhs(c, clock, stage_fraction, out); };
     if (positivity_epsilon_ > Real(0) || limiter_ != Limiter::none)
       integrator_.step(plan.method, clock, c_.data(), rhs_of, [this](Real* c) { limit(c); });
     else
