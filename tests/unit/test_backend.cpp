@@ -1,0 +1,91 @@
+// The backend layer on the CPU: Buffer (the solver's arrays on either backend), the errors of a build or
+// translation unit without CUDA, the solver's memory report by use and its fixed-work stepping. The GPU side
+// of the same classes is tested in tests/gpu/test_solver.cu.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "dg_cases.hpp"
+#include "kernels/buffer.hpp"
+
+namespace kempe {
+namespace {
+
+using test::gamma_air;
+
+TEST(Buffer, HoldsHostDataOnTheCpuBackend) {
+  Buffer<double> b(Backend::cpu, std::vector<double>{1, 2, 3}, "test values");
+  EXPECT_EQ(b.size(), 3u);
+  EXPECT_EQ(b.bytes(), 3 * sizeof(double));
+  EXPECT_EQ(b.data(), b.host().data());
+  EXPECT_EQ(b.to_host(), (std::vector<double>{1, 2, 3}));
+  b.upload({4, 5, 6});
+  EXPECT_EQ(b.host(), (std::vector<double>{4, 5, 6}));
+  Buffer<double> copy(Backend::cpu, 3, "a copy");
+  EXPECT_EQ(copy.host(), (std::vector<double>{0, 0, 0}));  // zeroed on the CPU
+  copy.copy_from(b);
+  EXPECT_EQ(copy.host(), b.host());
+  Buffer<double> moved = std::move(copy);
+  EXPECT_EQ(moved.host(), (std::vector<double>{4, 5, 6}));
+}
+
+TEST(Buffer, AWrongSizeNamesTheBuffer) {
+  Buffer<float> b(Backend::cpu, 4, "the solution");
+  try {
+    b.upload(std::vector<float>(5, 1.0f));
+    FAIL() << "no error for 5 values into 4";
+  } catch (const std::logic_error& e) {
+    EXPECT_STREQ(e.what(), "the solution: 5 values for a buffer of 4");
+  }
+}
+
+TEST(Buffer, TheCudaBackendNeedsACudaDevice) {
+  if (cuda_device_count() > 0) GTEST_SKIP() << "this machine has a GPU: tests/gpu covers the device side";
+  // No device (or no CUDA build): allocating device memory is a clear error, never a crash.
+  EXPECT_THROW(Buffer<double>(Backend::cuda, 10, "device values"), std::runtime_error);
+}
+
+TEST(Backend, CudaFromAHostOnlyTranslationUnitIsAProgrammingError) {
+  // This file is compiled by g++: forall cannot reach the GPU from here, and says so instead of running on the CPU.
+  EXPECT_THROW(forall(Backend::cuda, 4, [](index_t) {}), std::logic_error);
+  EXPECT_THROW(reduce_min(Backend::cuda, 4, [](index_t) { return 1.0; }), std::logic_error);
+}
+
+TEST(EulerDG, MemoryUseIsReportedByUse) {
+  // The CPU backend counts the same arrays as the GPU one (tests/gpu checks them against cudaMemGetInfo).
+  const Mesh mesh = test::periodic_mesh(8, 10.0, 0.2);
+  using Solver = dg::EulerDG<2, double, euler::Flux::hll, test::Vortex>;
+  const Solver colored(mesh, gamma_air, test::Vortex{}, dg::Strategy::colored);
+  Solver buffered(mesh, gamma_air, test::Vortex{}, dg::Strategy::buffered);
+  const std::size_t solution = std::size_t(euler::num_vars) * Solver::num_modes * mesh.num_elements() * sizeof(double);
+  EXPECT_EQ(colored.memory_use().strategy, 0u);
+  EXPECT_EQ(buffered.memory_use().strategy, std::size_t(2) * euler::num_vars * Solver::num_modes * mesh.num_faces() * sizeof(double));
+  EXPECT_GE(colored.memory_use().solution, 4 * solution);  // the solution and three integrator vectors
+  EXPECT_GT(colored.memory_use().mesh, 0u);
+  EXPECT_EQ(colored.memory_use().limiter, 0u);
+  buffered.set_limiter(dg::Limiter::vertex);
+  EXPECT_GE(buffered.memory_use().limiter, solution);  // the Taylor coefficients, bounds and flags
+  EXPECT_EQ(buffered.memory_use().total(), buffered.memory_use().mesh + buffered.memory_use().solution +
+                                               buffered.memory_use().strategy + buffered.memory_use().limiter);
+}
+
+TEST(EulerDG, FixedWorkStepsAndTheSolutionRoundTrip) {
+  const Mesh mesh = test::periodic_mesh(6, 10.0, 0.2);
+  dg::EulerDG<1, double, euler::Flux::hll, test::Vortex> solver(mesh, gamma_air, test::Vortex{}, dg::Strategy::colored);
+  EXPECT_EQ(solver.backend(), Backend::cpu);
+  solver.project([](double x, double y, double* u) { test::Vortex::state(x, y, 0, u); });
+  const std::vector<double> start = solver.solution();
+  const double dt = solver.stable_dt(0.5);
+  solver.advance_steps(3, dg::Integrator::ssprk3, 0.5);
+  // The state barely moves in three steps: each step is the stable step of its own start state.
+  EXPECT_NEAR(solver.time(), 3 * dt, 0.05 * dt);
+  EXPECT_NE(solver.solution(), start);
+  solver.set_solution(start);
+  EXPECT_EQ(solver.solution(), start);
+  EXPECT_THROW(solver.set_solution(std::vector<double>(start.size() + 1, 1.0)), std::logic_error);
+}
+
+}  // namespace
+}  // namespace kempe
