@@ -21,6 +21,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   kempe::cli::add_mesh_commands(app);
   kempe::cli::add_color_command(app);
+#if KEMPE_HAVE_YAML
+  kempe::cli::add_case_command(app);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -106,5 +106,18 @@ expect_fail "bad preset" "preset" "$kempe" mesh generate rect --preset Z --out "
 expect_fail "no element count" "--elements" "$kempe" mesh generate rect --out "$work/x.msh"
 expect_fail "bad output extension" "--out must end in .msh or .kmesh" "$kempe" mesh generate rect -n 10 --out "$work/x.vtu"
 
+# Case files (when built with yaml-cpp): check and echo, the reference, and an error with its place.
+if contains "$help" "case"; then
+  source_dir=$(cd "$(dirname "$0")/../.." && pwd)
+  resolved=$("$kempe" case check "$source_dir/cases/double_mach.yaml" --set solver.order=2)
+  check "case check echoes" contains "$resolved" "  order: 2  # --set"
+  check "case check defaults" contains "$resolved" "  integrator: ssprk3  # default"
+  check "case reference" contains "$("$kempe" case reference)" "solver.flux"
+  printf 'solver:\n  flux: hlcc\n' >"$work/bad.yaml"
+  expect_fail "case misspelt flux" "bad.yaml:2:9: solver.flux: unknown value 'hlcc'; did you mean 'hllc'?" \
+    "$kempe" case check "$work/bad.yaml"
+  expect_fail "case missing" "none.yaml: cannot open the case file" "$kempe" case check "$work/none.yaml"
+fi
+
 echo "cli: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

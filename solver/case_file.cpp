@@ -1,0 +1,247 @@
+// Reading and checking case files (see case_file.hpp). The only translation unit that includes yaml-cpp.
+#include "solver/case_file.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "kernels/registry.hpp"
+#include "solver/case_schema.hpp"
+
+namespace kempe::cases {
+
+struct CaseFileBuilder {
+  CaseFile& out;
+
+  /// "case.yaml:12:5: solver.order: " (line and column 1-based), or "--set solver.order: ".
+  std::string where(const std::string& key, const Origin& origin) const {
+    if (origin.kind == Origin::Kind::override) return "--set " + key + ": ";
+    if (origin.kind == Origin::Kind::file)
+      return out.source_ + ":" + std::to_string(origin.line) + ":" + std::to_string(origin.column) + ": " + key + ": ";
+    return out.source_ + ": " + key + ": ";
+  }
+  [[noreturn]] void fail(const std::string& key, const Origin& origin, const std::string& what) const {
+    throw std::invalid_argument(where(key, origin) + what);
+  }
+
+  static Origin origin_of(const YAML::Node& node, Origin::Kind kind) {
+    Origin o;
+    o.kind = kind;
+    if (kind == Origin::Kind::file) {
+      o.line = node.Mark().line + 1;
+      o.column = node.Mark().column + 1;
+    }
+    return o;
+  }
+
+  /// Checks one scalar against its setting and returns its text.
+  std::string checked_scalar(const std::string& key, const Setting& s, const std::string& text, const Origin& origin) const {
+    switch (s.type) {
+      case ValueType::text:
+        if (text.empty()) fail(key, origin, "expected " + describe_type(s) + ", got an empty value");
+        return text;
+      case ValueType::boolean:
+        if (text != "true" && text != "false") fail(key, origin, "expected true or false, got '" + text + "'");
+        return text;
+      case ValueType::integer:
+      case ValueType::real: {
+        errno = 0;
+        char* end = nullptr;
+        const double x = std::strtod(text.c_str(), &end);
+        const bool number = !text.empty() && end == text.c_str() + text.size() && errno == 0 && std::isfinite(x);
+        if (!number || (s.type == ValueType::integer && x != std::floor(x)))
+          fail(key, origin, "expected " + describe_type(s) + ", got '" + text + "'");
+        if (x < s.minimum || x > s.maximum) fail(key, origin, "expected " + describe_type(s) + ", got " + text);
+        return text;
+      }
+      case ValueType::choice: {
+        const std::vector<std::string_view> names = s.choices();
+        if (std::find(names.begin(), names.end(), text) == names.end())
+          fail(key, origin, unknown_name_message("value", text, names));
+        return text;
+      }
+      case ValueType::real_list:
+        fail(key, origin, "expected " + describe_type(s) + " such as [1.4, 0, 0, 1], got '" + text + "'");
+    }
+    return text;
+  }
+
+  /// Sets key from a YAML node (a scalar or a sequence), checked against the schema.
+  void set(const std::string& key, const YAML::Node& node, const Origin& origin) {
+    const Setting* s = find_setting(key);
+    if (!s) {
+      for (const Setting& section : settings())
+        if (section.key.rfind(key + ".", 0) == 0)
+          fail(key, origin, "expected a section of keys such as " + std::string(section.key) + ", got a value");
+      const std::string near = closest_key(key);
+      fail(key, origin, "unknown key" + (near.empty() ? std::string() : "; did you mean '" + near + "'?") +
+                            " (kempe run --help-config lists every key)");
+    }
+    CaseFile::Value value;
+    value.origin = origin;
+    if (s->type == ValueType::real_list) {
+      if (!node.IsSequence() || node.size() != s->list_size)
+        fail(key, origin, "expected " + describe_type(*s) + " such as [1.4, 0, 0, 1]");
+      Setting item = *s;
+      item.type = ValueType::real;
+      for (const YAML::Node& x : node) {
+        if (!x.IsScalar()) fail(key, origin, "expected " + describe_type(*s));
+        value.items.push_back(checked_scalar(key, item, x.Scalar(), origin));
+        value.text += (value.text.empty() ? "" : ", ") + value.items.back();
+      }
+    } else {
+      if (!node.IsScalar()) fail(key, origin, "expected " + describe_type(*s) + ", got a " + (node.IsMap() ? "map" : "list"));
+      value.text = checked_scalar(key, *s, node.Scalar(), origin);
+    }
+    out.values_[key] = std::move(value);
+  }
+
+  /// Walks a map of the file: maps nest keys, anything else is a value.
+  void walk(const YAML::Node& node, const std::string& prefix) {
+    for (const auto& entry : node) {
+      const std::string name = entry.first.as<std::string>();
+      const std::string key = prefix.empty() ? name : prefix + "." + name;
+      const Origin origin = origin_of(entry.first, Origin::Kind::file);
+      if (out.values_.count(key)) fail(key, origin, "given twice");
+      if (entry.second.IsMap()) {
+        if (find_setting(key)) fail(key, origin, "expected a value, got a map");
+        walk(entry.second, key);
+      } else if (entry.second.IsNull()) {
+        fail(key, origin, "no value given");
+      } else {
+        set(key, entry.second, origin_of(entry.second, Origin::Kind::file));
+      }
+    }
+  }
+
+  void override_with(const std::string& assignment) {
+    const std::size_t eq = assignment.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw std::invalid_argument("--set " + assignment + ": expected key.path=value, e.g. --set solver.order=2");
+    const std::string key = assignment.substr(0, eq);
+    Origin origin;
+    origin.kind = Origin::Kind::override;
+    YAML::Node node;
+    try {
+      node = YAML::Load(assignment.substr(eq + 1));
+    } catch (const YAML::Exception& e) {
+      fail(key, origin, std::string("not a YAML value: ") + e.msg);
+    }
+    if (node.IsNull()) fail(key, origin, "no value given");
+    set(key, node, origin);
+  }
+
+  /// Defaults for absent keys, then what one key requires of another.
+  void complete() {
+    for (const Setting& s : settings()) {
+      const std::string key(s.key);
+      if (key.find('*') != std::string::npos || out.values_.count(key)) continue;
+      if (!s.default_value.empty()) {
+        out.values_[key] = CaseFile::Value{std::string(s.default_value), {}, Origin{}};
+      } else if (!s.optional) {
+        throw std::invalid_argument(out.source_ + ": missing key " + key + " (" + describe_type(s) + "): " + std::string(s.description));
+      }
+    }
+    auto require = [&](const std::string& key, const std::string& because_key, const std::string& because) {
+      if (!out.values_.count(key))
+        fail(because_key, out.values_.at(because_key).origin, because + " needs " + key + " (" + describe_type(*find_setting(key)) + ")");
+    };
+    if (out.text("initial.function") == "uniform") require("initial.state", "initial.function", "uniform");
+    const std::vector<std::string> groups = out.boundary_groups();
+    for (const auto& [key, value] : out.values_) {
+      if (key.rfind("boundaries.", 0) != 0) continue;
+      const std::string group = key.substr(11, key.find('.', 11) - 11);
+      if (!out.values_.count("boundaries." + group + ".condition"))
+        fail(key, value.origin, "boundary group '" + group + "' has no condition");
+    }
+    for (const std::string& group : groups) {
+      const std::string condition_key = "boundaries." + group + ".condition";
+      const std::string& condition = out.text(condition_key);
+      if (condition == "inflow" || condition == "farfield")
+        require("boundaries." + group + ".state", condition_key, condition);
+      if (condition == "function") require("boundaries." + group + ".function", condition_key, condition);
+    }
+  }
+};
+
+CaseFile CaseFile::parse(const std::string& yaml, const std::string& name, const std::vector<std::string>& overrides) {
+  CaseFile result;
+  result.source_ = name;
+  CaseFileBuilder builder{result};
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml);
+  } catch (const YAML::ParserException& e) {
+    throw std::invalid_argument(name + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                                ": not valid YAML: " + e.msg);
+  }
+  if (!root.IsMap()) throw std::invalid_argument(name + ": expected a map of sections (mesh, physics, initial, ...) at the top");
+  builder.walk(root, "");
+  for (const std::string& assignment : overrides) builder.override_with(assignment);
+  builder.complete();
+  return result;
+}
+
+CaseFile CaseFile::load(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument(path + ": cannot open the case file");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse(text.str(), path, overrides);
+}
+
+const CaseFile::Value& CaseFile::at(const std::string& key) const {
+  const auto it = values_.find(key);
+  if (it == values_.end()) throw std::logic_error(source_ + ": " + key + " is not set");
+  return it->second;
+}
+
+const std::string& CaseFile::text(const std::string& key) const { return at(key).text; }
+double CaseFile::real(const std::string& key) const { return std::strtod(at(key).text.c_str(), nullptr); }
+long long CaseFile::integer(const std::string& key) const { return static_cast<long long>(real(key)); }
+bool CaseFile::boolean(const std::string& key) const { return at(key).text == "true"; }
+std::vector<double> CaseFile::real_list(const std::string& key) const {
+  std::vector<double> out;
+  for (const std::string& x : at(key).items) out.push_back(std::strtod(x.c_str(), nullptr));
+  return out;
+}
+Origin CaseFile::origin(const std::string& key) const { return at(key).origin; }
+
+std::vector<std::string> CaseFile::boundary_groups() const {
+  std::set<std::string> groups;
+  for (const auto& [key, value] : values_)
+    if (key.rfind("boundaries.", 0) == 0) groups.insert(key.substr(11, key.find('.', 11) - 11));
+  return {groups.begin(), groups.end()};
+}
+
+std::string CaseFile::resolved_yaml() const {
+  std::string out = "# resolved configuration of " + source_ + "\n";
+  std::string section;
+  for (const auto& [key, value] : values_) {
+    const std::size_t dot = key.rfind('.');
+    const std::string parent = key.substr(0, dot), leaf = key.substr(dot + 1);
+    if (parent != section) {
+      // Nested sections (boundaries.GROUP) get one line per level.
+      const std::size_t first = parent.find('.');
+      if (first == std::string::npos || section.substr(0, first) != parent.substr(0, first)) out += parent.substr(0, first) + ":\n";
+      if (first != std::string::npos) out += "  " + parent.substr(first + 1) + ":\n";
+      section = parent;
+    }
+    const std::string indent(parent.find('.') == std::string::npos ? 2 : 4, ' ');
+    const std::string shown = value.items.empty() ? value.text : "[" + value.text + "]";
+    const char* from = value.origin.kind == Origin::Kind::file       ? "case file"
+                       : value.origin.kind == Origin::Kind::override ? "--set"
+                                                                     : "default";
+    out += indent + leaf + ": " + shown + "  # " + from + "\n";
+  }
+  return out;
+}
+
+}  // namespace kempe::cases

@@ -1,0 +1,34 @@
+// `kempe case check CASE [--set KEY=VALUE ...]` and `kempe case reference [--markdown]`: check a case file against
+// the schema and print the resolved configuration; print the reference of every key.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "solver/case_file.hpp"
+#include "solver/case_schema.hpp"
+#include "solver/cli/commands.hpp"
+
+namespace kempe::cli {
+
+void add_case_command(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand("case", "check case files (YAML) and print the reference of their keys");
+  cmd->require_subcommand(1);
+
+  CLI::App* check = cmd->add_subcommand("check", "check a case file and print its resolved configuration");
+  auto file = std::make_shared<std::string>();
+  auto overrides = std::make_shared<std::vector<std::string>>();
+  check->add_option("CASE", *file, "the case file (.yaml)")->required();
+  check->add_option("--set", *overrides, "KEY=VALUE: replace a value of the file (repeatable), e.g. --set solver.order=2");
+  check->callback([file, overrides] {
+    const cases::CaseFile c = cases::CaseFile::load(*file, *overrides);
+    std::fputs(c.resolved_yaml().c_str(), stdout);
+  });
+
+  CLI::App* reference = cmd->add_subcommand("reference", "print every key: type, default, description");
+  auto markdown = std::make_shared<bool>(false);
+  reference->add_flag("--markdown", *markdown, "as the Markdown table of docs/case-reference.md");
+  reference->callback([markdown] { std::fputs((*markdown ? cases::reference_markdown() : cases::reference_text()).c_str(), stdout); });
+}
+
+}  // namespace kempe::cli

@@ -1,0 +1,168 @@
+// Case files against the schema: a valid case with its defaults and overrides, and every kind of bad input with
+// its message (file, line and column, the key, what was expected, "did you mean").
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "solver/case_file.hpp"
+#include "solver/case_schema.hpp"
+
+namespace kempe::cases {
+namespace {
+
+const std::string valid = R"(# the double Mach reflection, coarse
+mesh:
+  file: double_mach.geo
+  size: 0.05
+initial:
+  function: double-mach
+boundaries:
+  shock:
+    condition: function
+    function: double-mach
+  wall:
+    condition: wall
+  outflow:
+    condition: outflow
+solver:
+  order: 1
+  limiter: vertex
+time:
+  end: 0.2
+)";
+
+/// The message of the std::invalid_argument that parsing `yaml` throws ("" if none).
+std::string error_of(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
+  try {
+    CaseFile::parse(yaml, "case.yaml", overrides);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(CaseFile, AValidCaseGetsItsDefaults) {
+  const CaseFile c = CaseFile::parse(valid, "case.yaml");
+  EXPECT_EQ(c.text("mesh.file"), "double_mach.geo");
+  EXPECT_DOUBLE_EQ(c.real("mesh.size"), 0.05);
+  EXPECT_EQ(c.integer("solver.order"), 1);
+  EXPECT_EQ(c.text("solver.limiter"), "vertex");
+  EXPECT_EQ(c.text("solver.flux"), "hllc");  // default
+  EXPECT_TRUE(c.boolean("solver.troubled_cells_only"));
+  EXPECT_DOUBLE_EQ(c.real("physics.gamma"), 1.4);
+  EXPECT_EQ(c.boundary_groups(), (std::vector<std::string>{"outflow", "shock", "wall"}));
+  EXPECT_EQ(c.origin("solver.order").kind, Origin::Kind::file);
+  EXPECT_EQ(c.origin("solver.order").line, 16);
+  EXPECT_EQ(c.origin("solver.flux").kind, Origin::Kind::default_value);
+  const std::string echo = c.resolved_yaml();
+  EXPECT_NE(echo.find("  order: 1  # case file\n"), std::string::npos) << echo;
+  EXPECT_NE(echo.find("  flux: hllc  # default\n"), std::string::npos) << echo;
+  EXPECT_NE(echo.find("boundaries:\n  outflow:\n    condition: outflow  # case file\n"), std::string::npos) << echo;
+  // The echo reads back as the same configuration (every value now from the file).
+  const CaseFile again = CaseFile::parse(echo, "echo.yaml");
+  for (const Setting& s : settings()) {
+    const std::string key(s.key);
+    if (key.find('*') == std::string::npos && c.has(key)) EXPECT_EQ(again.text(key), c.text(key)) << key;
+  }
+  EXPECT_EQ(again.boundary_groups(), c.boundary_groups());
+  EXPECT_EQ(again.text("boundaries.shock.function"), "double-mach");
+}
+
+TEST(CaseFile, OverridesReplaceValuesAndAreChecked) {
+  const CaseFile c = CaseFile::parse(valid, "case.yaml", {"solver.order=3", "boundaries.wall.state=[1, 0, 0, 1]"});
+  EXPECT_EQ(c.integer("solver.order"), 3);
+  EXPECT_EQ(c.origin("solver.order").kind, Origin::Kind::override);
+  EXPECT_EQ(c.real_list("boundaries.wall.state"), (std::vector<double>{1, 0, 0, 1}));
+  EXPECT_EQ(error_of(valid, {"solver.order"}), "--set solver.order: expected key.path=value, e.g. --set solver.order=2");
+  EXPECT_EQ(error_of(valid, {"solver.order=9"}), "--set solver.order: expected integer in [0, 5], got 9");
+  EXPECT_EQ(error_of(valid, {"solver.ordre=2"}),
+            "--set solver.ordre: unknown key; did you mean 'solver.order'? (kempe run --help-config lists every key)");
+}
+
+TEST(CaseFile, UnknownKeysNameTheirPlaceAndTheClosestKey) {
+  EXPECT_EQ(error_of("solver:\n  ordr: 2\ntime:\n  end: 1\n"),
+            "case.yaml:2:9: solver.ordr: unknown key; did you mean 'solver.order'? (kempe run --help-config lists every key)");
+  EXPECT_EQ(error_of("solvr:\n  order: 2\n"),
+            "case.yaml:2:10: solvr.order: unknown key; did you mean 'solver.order'? (kempe run --help-config lists every key)");
+  EXPECT_EQ(error_of("boundaries:\n  inlet:\n    conditon: wall\n"),
+            "case.yaml:3:15: boundaries.inlet.conditon: unknown key; did you mean 'boundaries.inlet.condition'? (kempe "
+            "run --help-config lists every key)");
+  EXPECT_EQ(error_of("colour: 3\n"), "case.yaml:1:9: colour: unknown key (kempe run --help-config lists every key)");
+}
+
+TEST(CaseFile, WrongTypesAndValuesSayWhatWasExpected) {
+  const std::string head = "time:\n  end: 1\nsolver:\n";
+  EXPECT_EQ(error_of(head + "  order: two\n"), "case.yaml:4:10: solver.order: expected integer in [0, 5], got 'two'");
+  EXPECT_EQ(error_of(head + "  order: 1.5\n"), "case.yaml:4:10: solver.order: expected integer in [0, 5], got '1.5'");
+  EXPECT_EQ(error_of(head + "  order: 7\n"), "case.yaml:4:10: solver.order: expected integer in [0, 5], got 7");
+  EXPECT_EQ(error_of(head + "  flux: hlcc\n"),
+            "case.yaml:4:9: solver.flux: unknown value 'hlcc'; did you mean 'hllc'? known: rusanov, hll, hllc, roe");
+  EXPECT_EQ(error_of(head + "  troubled_cells_only: yes\n"),
+            "case.yaml:4:24: solver.troubled_cells_only: expected true or false, got 'yes'");
+  EXPECT_EQ(error_of(head + "  order: [1, 2]\n"), "case.yaml:4:10: solver.order: expected integer in [0, 5], got a list");
+  EXPECT_EQ(error_of(head + "  order:\n"), "case.yaml:4:3: solver.order: no value given");
+  EXPECT_EQ(error_of("time:\n  end: -1\n"), "case.yaml:2:8: time.end: expected real >= 0, got -1");
+  EXPECT_EQ(error_of("time:\n  end: 1\n  end: 2\n"), "case.yaml:3:3: time.end: given twice");
+  EXPECT_EQ(error_of("time:\n  end: 1\ninitial:\n  function: uniform\n  state: [1, 0, 0]\n"),
+            "case.yaml:5:10: initial.state: expected list of 4 reals such as [1.4, 0, 0, 1]");
+  EXPECT_EQ(error_of("time:\n  end: 1\nsolver: 3\n"),
+            "case.yaml:3:9: solver: expected a section of keys such as solver.order, got a value");
+}
+
+TEST(CaseFile, MissingAndInconsistentKeysAreNamed) {
+  EXPECT_EQ(error_of("solver:\n  order: 1\n"), "case.yaml: missing key mesh.file (text): the mesh: a Gmsh .msh or .geo file, "
+                                              "or a .kmesh; relative to the case file");
+  const std::string base = "mesh:\n  file: m.msh\ntime:\n  end: 1\ninitial:\n  function: uniform\n";
+  EXPECT_EQ(error_of(base), "case.yaml:6:13: initial.function: uniform needs initial.state (list of 4 reals)");
+  const std::string uniform = base + "  state: [1.4, 0, 0, 1]\n";
+  EXPECT_EQ(error_of(uniform + "boundaries:\n  inlet:\n    condition: inflow\n"),
+            "case.yaml:10:16: boundaries.inlet.condition: inflow needs boundaries.inlet.state (list of 4 reals)");
+  EXPECT_EQ(error_of(uniform + "boundaries:\n  inlet:\n    state: [1, 0, 0, 1]\n"),
+            "case.yaml:10:12: boundaries.inlet.state: boundary group 'inlet' has no condition");
+  EXPECT_EQ(error_of(uniform + "boundaries:\n  top:\n    condition: function\n"),
+            "case.yaml:10:16: boundaries.top.condition: function needs boundaries.top.function (one of: double-mach, "
+            "isentropic-vortex)");
+  EXPECT_EQ(error_of(uniform + "boundaries:\n  top:\n    condition: slip\n"),
+            "case.yaml:10:16: boundaries.top.condition: unknown value 'slip'; known: wall, inflow, outflow, farfield, function");
+  EXPECT_EQ(error_of(uniform), "");
+}
+
+TEST(CaseFile, BrokenYamlAndMissingFilesAreClearErrors) {
+  EXPECT_EQ(error_of("solver:\n  order: [1, 2\n"), "case.yaml:3:1: not valid YAML: end of sequence flow not found");
+  EXPECT_EQ(error_of("- a\n- b\n"), "case.yaml: expected a map of sections (mesh, physics, initial, ...) at the top");
+  try {
+    CaseFile::load("/nonexistent/case.yaml");
+    FAIL() << "no error for a missing file";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "/nonexistent/case.yaml: cannot open the case file");
+  }
+}
+
+TEST(CaseSchema, EveryKeyIsDocumentedAndTheReferenceIsCurrent) {
+  for (const Setting& s : settings()) {
+    EXPECT_FALSE(s.description.empty()) << s.key;
+    EXPECT_EQ(find_setting(std::string(s.key)), &s) << s.key;
+    if (s.type == ValueType::choice) {
+      ASSERT_NE(s.choices, nullptr) << s.key;
+      if (!s.default_value.empty()) {
+        const auto names = s.choices();
+        EXPECT_NE(std::find(names.begin(), names.end(), s.default_value), names.end()) << s.key;
+      }
+    }
+  }
+  EXPECT_EQ(find_setting("boundaries.top.condition")->key, "boundaries.*.condition");
+  EXPECT_EQ(find_setting("boundaries.top.left.condition"), nullptr);
+  // docs/case-reference.md is generated from the table (kempe case reference --markdown); it must match.
+  std::ifstream in(std::string(KEMPE_SOURCE_DIR) + "/docs/case-reference.md");
+  ASSERT_TRUE(in) << "docs/case-reference.md is missing";
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), reference_markdown()) << "regenerate docs/case-reference.md";
+  EXPECT_NE(reference_text().find("solver.order\n    integer in [0, 5]; default 1\n"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kempe::cases
