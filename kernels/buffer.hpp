@@ -38,7 +38,9 @@ class Buffer {
   }
   /// A copy of `host` for `what`.
   Buffer(Backend backend, const std::vector<T>& host, const char* what) : Buffer(backend, host.size(), what) { upload(host); }
-  ~Buffer() { device_free(device_); }
+  ~Buffer() {
+    if (device_) device_free(device_);  // no CUDA call (and no CUDA context) for CPU buffers
+  }
   Buffer(Buffer&& o) noexcept { swap(o); }
   Buffer& operator=(Buffer&& o) noexcept {
     Buffer(std::move(o)).swap(*this);
@@ -77,6 +79,8 @@ class Buffer {
   /// Copies other's contents (same size and backend) into this buffer, on the backend.
   void copy_from(const Buffer& other) {
     check_size(other.size_);
+    if (other.backend_ != backend_)
+      throw std::logic_error(std::string(what_) + ": copy_from a buffer of the other backend (use to_host or upload)");
     if (backend_ == Backend::cpu)
       host_ = other.host_;
     else

@@ -31,7 +31,9 @@ void throw_cuda_error(int code, const char* call, const char* what) {
 
 namespace {
 void check(cudaError_t status, const char* call, const char* what) {
-  if (status != cudaSuccess) throw_cuda_error(status, call, what);
+  if (status == cudaSuccess) return;
+  (void)cudaGetLastError();  // clear it, so that the next launch check does not report it again
+  throw_cuda_error(status, call, what);
 }
 }  // namespace
 

@@ -114,49 +114,6 @@ struct StableStep {
   }
 };
 
-/// The run's clock, in the backend's memory: [time, step, stop flag]. The step's kernels read it where they
-/// run, so the host need not hand them the step size (and a recorded step serves every step).
-inline constexpr int clock_time = 0, clock_step = 1, clock_stop = 2, clock_size = 3;
-
-/// One work item: clock[step] = the step from the smallest StableStep value *step_min (cfl * min / divisor,
-/// or fixed_step when positive), shortened to land on `end` when within a rounding error of it. A
-/// non-physical element (min <= 0 or NaN) sets the stop flag and a zero step: the stages then keep the state.
-template <class Real>
-struct ChooseStep {
-  const double* step_min;
-  Real* clock;
-  double cfl, divisor;
-  Real fixed_step, end;
-
-  KEMPE_HD void operator()(index_t) const {
-    const double m = *step_min;
-    if (!(m > 0)) {
-      clock[clock_step] = Real(0);
-      clock[clock_stop] = Real(1);
-      return;
-    }
-    Real dt = fixed_step > Real(0) ? fixed_step : Real(cfl * m / divisor);
-    const Real t = clock[clock_time];
-    if (t + dt * Real(1 + 1e-12) >= end) dt = end - t;
-    clock[clock_step] = dt;
-    clock[clock_stop] = Real(0);
-  }
-};
-
-/// One work item after the stages: time += step, landing exactly on `end` when within a rounding error.
-template <class Real>
-struct AdvanceClock {
-  Real* clock;
-  Real end;
-
-  KEMPE_HD void operator()(index_t) const {
-    const Real dt = clock[clock_step];
-    Real t = clock[clock_time] + dt;
-    if (t + dt * Real(1e-12) >= end) t = end;
-    clock[clock_time] = t;
-  }
-};
-
 /// The volume term of element e: rhs = sum_q w_q F(u_q) . grad phi_m (overwrites rhs; eval_surface adds).
 template <int P, class Real>
 struct EvalVolume {
@@ -215,7 +172,7 @@ template <int P, class Real, euler::Flux F, class Boundary>
 struct FaceIntegrals {
   index_t num_elements;
   Real gamma;
-  /// {t, dt} in the backend's memory, and the stage's time is t + stage_fraction dt: read where the kernel
+  /// {t, dt, ...} in the backend's memory, and the stage's time is t + stage_fraction dt: read where the kernel
   /// runs, so that one recorded Runge-Kutta step (a CUDA graph) serves every step.
   const Real* clock;
   Real stage_fraction;

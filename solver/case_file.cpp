@@ -106,7 +106,9 @@ struct CaseFileBuilder {
   /// Walks a map of the file: maps nest keys, anything else is a value.
   void walk(const YAML::Node& node, const std::string& prefix) {
     for (const auto& entry : node) {
-      const std::string name = entry.first.as<std::string>();
+      if (!entry.first.IsScalar())
+        fail(prefix.empty() ? "(top level)" : prefix, origin_of(entry.first, Origin::Kind::file), "a key must be a plain name");
+      const std::string name = entry.first.Scalar();
       const std::string key = prefix.empty() ? name : prefix + "." + name;
       const Origin origin = origin_of(entry.first, Origin::Kind::file);
       if (out.values_.count(key)) fail(key, origin, "given twice");
@@ -221,6 +223,23 @@ std::vector<std::string> CaseFile::boundary_groups() const {
   return {groups.begin(), groups.end()};
 }
 
+namespace {
+/// text as a YAML scalar that reads back as the same text: quoted when it holds what YAML would read otherwise.
+std::string yaml_scalar(const std::string& text) {
+  const bool plain = !text.empty() && text.find(": ") == std::string::npos && text.find(" #") == std::string::npos &&
+                     text.find_first_of("[]{}&*!|>'\"%@`,") == std::string::npos && text.front() != ' ' &&
+                     text.back() != ' ' && text.front() != '-' && text.front() != '?' && text.front() != ':' &&
+                     text.front() != '#';
+  if (plain) return text;
+  std::string quoted = "\"";
+  for (const char ch : text) {
+    if (ch == '"' || ch == '\\') quoted += '\\';
+    quoted += ch;
+  }
+  return quoted + "\"";
+}
+}  // namespace
+
 std::string CaseFile::resolved_yaml() const {
   std::string out = "# resolved configuration of " + source_ + "\n";
   std::string section;
@@ -235,7 +254,7 @@ std::string CaseFile::resolved_yaml() const {
       section = parent;
     }
     const std::string indent(parent.find('.') == std::string::npos ? 2 : 4, ' ');
-    const std::string shown = value.items.empty() ? value.text : "[" + value.text + "]";
+    const std::string shown = value.items.empty() ? yaml_scalar(value.text) : "[" + value.text + "]";
     const char* from = value.origin.kind == Origin::Kind::file       ? "case file"
                        : value.origin.kind == Origin::Kind::override ? "--set"
                                                                      : "default";

@@ -297,12 +297,19 @@ class EulerDG {
     if (backend_ != Backend::cpu) throw std::logic_error(std::string(what) + ": the solver runs on the CUDA backend");
   }
   /// The time the single evaluations (rhs_of_solution, eval_surface on vectors) see.
-  void set_eval_time(Real time) { eval_clock_.upload(std::vector<Real>{time, Real(0), Real(0)}); }
+  void set_eval_time(Real time) {
+    std::vector<Real> clock(clock_size, Real(0));
+    clock[clock_time] = time;
+    eval_clock_.upload(clock);
+  }
 
  public:
   /// One step of `dt` with the given integrator (see time_integrators.hpp); stage times reach the boundary
   /// states. Stops (std::runtime_error, like check_physical) on a non-physical state.
-  void step(Integrator method, Real dt) { run_step({method, 0.0, dt, Real(1e30)}); }
+  void step(Integrator method, Real dt) {
+    if (!(dt > Real(0))) throw std::invalid_argument("step: the time step must be positive, got " + std::to_string(double(dt)));
+    run_step({method, 0.0, dt, Real(1e30)});
+  }
 
   /// Turns on Zhang & Shu's positivity limiter after every stage: density and pressure at least epsilon at
   /// the volume and face quadrature points (0 turns it off).
@@ -364,18 +371,18 @@ class EulerDG {
       }
       troubled = troubled_.data();
     }
-    forall(backend_, k_,
+    launch(k_,
            TaylorCoefficients<P, Real>{k_, d_.taylor_from_modes, d_.geometry.dr_dx, d_.geometry.dr_dy, d_.geometry.ds_dx,
                                        d_.geometry.ds_dy, c, taylor_.data()});
     if (limiter_ == Limiter::moment) {
-      forall(backend_, k_,
+      launch(k_,
              MomentLimiter<P, Real>{k_, d_.element_neighbors, d_.neighbor_dx, d_.neighbor_dy, moment_theta_,
                                     d_.degree_part, taylor_.data(), c, troubled});
       return;
     }
-    forall(backend_, num_vertices_,
+    launch(num_vertices_,
            VertexBounds<P, Real>{k_, num_vertices_, d_.vertex_element_begin, d_.vertex_elements, taylor_.data(), bounds_.data()});
-    forall(backend_, k_,
+    launch(k_,
            VertexLimiter<P, Real>{k_, num_vertices_, d_.element_vertices, d_.vertex_dx, d_.vertex_dy, d_.degree_part,
                                   taylor_.data(), bounds_.data(), c, troubled});
   }
@@ -408,7 +415,7 @@ class EulerDG {
 
   /// Applies the positivity limiter to the coefficients c (see kernels/limiter_K.hpp).
   void limit_positivity(Real* c) const {
-    forall(backend_, k_,
+    launch(k_,
            PositivityLimiter<P, Real>{k_, num_check_points_, gamma_, positivity_epsilon_, d_.check_basis, c});
   }
   void limit_positivity(std::vector<Real>& c) const {
@@ -478,15 +485,22 @@ class EulerDG {
   }
 
  private:
-  /// What one step does, fixed while a recorded graph is replayed.
+  /// What one step does. All but fixed_dt (which goes to the clock) are fixed while a recorded graph is replayed.
   struct StepPlan {
     Integrator method;
     double cfl;
     Real fixed_dt, end;
-    bool operator==(const StepPlan& o) const {
-      return method == o.method && cfl == o.cfl && fixed_dt == o.fixed_dt && end == o.end;
-    }
+    bool same_graph(const StepPlan& o) const { return method == o.method && cfl == o.cfl && end == o.end; }
   };
+
+  /// Launches f over [0, n) on the backend; inside a step, through StopGuard (a stopped step writes nothing).
+  template <class Fn>
+  void launch(index_t n, const Fn& f) const {
+    if (stop_guard_)
+      forall(backend_, n, StopGuard<Real, Fn>{f, stop_guard_});
+    else
+      forall(backend_, n, f);
+  }
 
   /// One step: the state check and the step size (one reduction), the stages with their limiters, and the
   /// clock, all launched on the backend with no host synchronization in between. The same sequence for both
@@ -495,7 +509,11 @@ class EulerDG {
     Real* clock = clock_.data();
     double* step_min = step_min_.data() + reduce_blocks;
     reduce_min_into(backend_, k_, StableStep<P, Real>{k_, gamma_, c_.data(), d_.inradius}, step_min_.data(), step_min);
-    forall(backend_, 1, ChooseStep<Real>{step_min, clock, plan.cfl, double(2 * P + 1), plan.fixed_dt, plan.end});
+    forall(backend_, 1, ChooseStep<Real>{step_min, clock, plan.cfl, double(2 * P + 1), plan.end});
+    struct GuardScope {  // the stages' and limiters' launches go through StopGuard, until the scope ends
+      const Real*& guard;
+      ~GuardScope() { guard = nullptr; }
+    } scope{stop_guard_ = clock};
     auto rhs_of = [this, clock](const Real* c, Real stage_fraction, Real* out) { eval_rhs(c, clock, stage_fraction, out); };
     if (positivity_epsilon_ > Real(0) || limiter_ != Limiter::none)
       integrator_.step(plan.method, clock, c_.data(), rhs_of, [this](Real* c) { limit(c); });
@@ -507,8 +525,12 @@ class EulerDG {
   /// Runs one step (replaying the recorded graph on the GPU), then reads the clock: the only copy to the
   /// host per step. Throws (check_physical's message) when the step found a non-physical state.
   void run_step(const StepPlan& plan) {
+    if (plan.fixed_dt != clock_fixed_dt_) {
+      forall(backend_, 1, SetValue<Real>{clock_.data() + clock_fixed_step, plan.fixed_dt});
+      clock_fixed_dt_ = plan.fixed_dt;
+    }
     if (backend_ == Backend::cuda && use_graphs_) {
-      if (step_graph_.empty() || !(plan == graph_plan_)) {
+      if (step_graph_.empty() || !plan.same_graph(graph_plan_)) {
         step_graph_.capture([&] { record_step(plan); });
         graph_plan_ = plan;
       }
@@ -537,7 +559,13 @@ class EulerDG {
     const std::vector<Real>& c = solution();
     const StableStep<P, Real> step{k_, gamma_, c.data(), inradius_.data()};
     index_t bad = 0;
-    while (bad + 1 < k_ && step(bad) > 0) ++bad;
+    while (bad < k_ && step(bad) > 0) ++bad;
+    if (bad == k_) {
+      char message[200];
+      std::snprintf(message, sizeof message, "non-physical state at t = %.9g in %s, but no element's cell average shows it",
+                    double(time_), source_.c_str());
+      throw std::runtime_error(message);
+    }
     const char* what = "non-positive density or pressure";
     for (int v = 0; v < nv; ++v)
       for (int m = 0; m < num_modes; ++m)
@@ -558,7 +586,7 @@ class EulerDG {
     if (troubled_.size() != std::size_t(k_)) troubled_ = Buffer<std::uint8_t>(backend_, k_, "troubled-cell flags");
   }
   void flag_troubled_cells(const Real* c) {
-    forall(backend_, k_,
+    launch(k_,
            TroubledCells<P, Real>{k_, d_.element_faces, d_.faces.left, d_.faces.right, d_.faces.left_local,
                                   d_.faces.right_local, d_.faces.normal_x, d_.faces.normal_y, d_.faces.length,
                                   d_.tables.face_weight, d_.tables.face_basis, d_.circumradius, c, troubled_.data()});
@@ -620,9 +648,11 @@ class EulerDG {
     bc::GroupBoundary<Real> placed = boundary;
     if (groups == 0) return placed;
     boundary_kinds_ = Buffer<bc::Kind>(backend_, std::vector<bc::Kind>(boundary.kind, boundary.kind + groups), "boundary kinds");
-    boundary_states_ = Buffer<Real>(backend_, std::vector<Real>(boundary.state, boundary.state + std::size_t(groups) * nv), "boundary states");
     placed.kind = boundary_kinds_.data();
-    placed.state = boundary_states_.data();
+    if (boundary.state) {  // a table of walls, outflows and functions needs no states
+      boundary_states_ = Buffer<Real>(backend_, std::vector<Real>(boundary.state, boundary.state + std::size_t(groups) * nv), "boundary states");
+      placed.state = boundary_states_.data();
+    }
     if (boundary.function) {
       boundary_functions_ = Buffer<bc::StateFunction>(
           backend_, std::vector<bc::StateFunction>(boundary.function, boundary.function + groups), "boundary functions");
@@ -754,6 +784,8 @@ class EulerDG {
   bool use_graphs_ = true;
   DeviceGraph step_graph_;
   StepPlan graph_plan_{};
+  Real clock_fixed_dt_ = Real(0);      // the fixed step in the clock now
+  const Real* stop_guard_ = nullptr;   // the clock, while a step's kernels are launched
 };
 
 }  // namespace kempe::dg

@@ -28,17 +28,84 @@ struct NoLimiter {
   void operator()(Real*) const {}
 };
 
-/// out[i] = a x[i] + b y[i] + (g dt) z[i], with dt = clock[1] read where the kernel runs, so that a recorded
-/// step (a CUDA graph) serves every step size. A zero g dt adds nothing, not 0 times z: a step stopped for a
-/// non-physical state (dt = 0) keeps the state it found, NaN or not, for the error report.
+/// The run's clock, in the backend's memory: [time, step, stop flag, fixed step]. The step's kernels read it where
+/// they run, so the host need not hand them the step size (and a recorded step serves every step).
+inline constexpr int clock_time = 0, clock_step = 1, clock_stop = 2, clock_fixed_step = 3, clock_size = 4;
+
+/// One work item: clock[step] = the step from the smallest stable-step value *step_min (cfl * min / divisor, or
+/// clock[fixed_step] when positive), shortened to land on `end` when within a rounding error of it. A
+/// non-physical element (min <= 0 or NaN) sets the stop flag and a zero step: the step's updates and limiters
+/// then leave the state as they found it (StopGuard), for the error report.
+template <class Real>
+struct ChooseStep {
+  const double* step_min;
+  Real* clock;
+  double cfl, divisor;
+  Real end;
+
+  KEMPE_HD void operator()(index_t) const {
+    const double m = *step_min;
+    if (!(m > 0)) {
+      clock[clock_step] = Real(0);
+      clock[clock_stop] = Real(1);
+      return;
+    }
+    const Real fixed = clock[clock_fixed_step];
+    Real dt = fixed > Real(0) ? fixed : Real(cfl * m / divisor);
+    const Real t = clock[clock_time];
+    if (t + dt * Real(1 + 1e-12) >= end) dt = end - t;
+    clock[clock_step] = dt;
+    clock[clock_stop] = Real(0);
+  }
+};
+
+/// One work item after the stages: time += step, landing exactly on `end` when within a rounding error.
+template <class Real>
+struct AdvanceClock {
+  Real* clock;
+  Real end;
+
+  KEMPE_HD void operator()(index_t) const {
+    const Real dt = clock[clock_step];
+    Real t = clock[clock_time] + dt;
+    if (t + dt * Real(1e-12) >= end) t = end;
+    clock[clock_time] = t;
+  }
+};
+
+/// One value into the backend's memory (a one-item kernel, ordered with the launches around it): the clock's
+/// fixed step, set between recorded steps.
+template <class Real>
+struct SetValue {
+  Real* at;
+  Real value;
+  KEMPE_HD void operator()(index_t) const { *at = value; }
+};
+
+/// f(i), unless the clock's stop flag is set: every kernel of a step that writes the state runs through it, so
+/// that a step stopped for a non-physical state leaves that state exactly as it found it.
+template <class Real, class F>
+struct StopGuard {
+  F f;
+  const Real* clock;
+  KEMPE_HD void operator()(index_t i) const {
+    if (clock[clock_stop] == Real(0)) f(i);
+  }
+};
+
+/// out[i] = a x[i] + b y[i] + (g dt) z[i], with dt = clock[step] read where the kernel runs, so that a recorded
+/// step (a CUDA graph) serves every step size. A zero factor adds nothing (not 0 times a value that may be NaN).
 template <class Real>
 struct CombineStage {
   Real a, b, g;
   const Real *x, *y, *z, *clock;
   Real* out;
   KEMPE_HD void operator()(index_t i) const {
-    const Real gdt = g * clock[1];
-    out[i] = a * x[i] + b * y[i] + (gdt != Real(0) ? gdt * z[i] : Real(0));
+    const Real gdt = g * clock[clock_step];
+    Real v = a != Real(0) ? a * x[i] : Real(0);
+    if (b != Real(0)) v += b * y[i];
+    if (gdt != Real(0)) v += gdt * z[i];
+    out[i] = v;
   }
 };
 
@@ -52,10 +119,10 @@ struct AddScaled {
 };
 
 /// Work vectors and the steps of every method, on one backend. At most three vectors besides u (rk4: start,
-/// stage, rhs). The step size and time come from `clock` = {t, dt} in the backend's memory (see
-/// CombineStage); rhs(v, stage_fraction, out) evaluates L(v) at t + stage_fraction dt. `limit(v)` runs on
-/// every stage value before the right-hand side sees it, and on the result (the SSP way of combining a
-/// limiter with a Runge-Kutta method). Nothing here synchronizes with the host.
+/// stage, rhs). Time and step come from `clock` (clock_size values) in the backend's memory; with its stop
+/// flag set no update writes (StopGuard). rhs(v, stage_fraction, out) evaluates L(v) at t + stage_fraction dt.
+/// `limit(v)` runs on every stage value before the right-hand side sees it, and on the result (the SSP way of
+/// combining a limiter with a Runge-Kutta method). Nothing here synchronizes with the host.
 template <class Real>
 class RungeKutta {
  public:
@@ -71,8 +138,9 @@ class RungeKutta {
   template <class Rhs, class Limit = NoLimiter>
   void step(Integrator method, const Real* clock, Real* c, Rhs&& rhs, Limit&& limit = Limit{}) {
     Real *start = start_.data(), *stage = stage_.data(), *k = rhs_.data();
+    const index_t n = static_cast<index_t>(start_.size());
     auto combine = [&](Real a, const Real* x, Real b, const Real* y, Real g, const Real* z, Real* out) {
-      forall(backend_, static_cast<index_t>(start_.size()), CombineStage<Real>{a, b, g, x, y, z, clock, out});
+      forall(backend_, n, StopGuard<Real, CombineStage<Real>>{CombineStage<Real>{a, b, g, x, y, z, clock, out}, clock});
     };
     const Real one(1), zero(0);
     // The SSP methods' first stage: start = u, stage = u + dt L(u), limited.
@@ -137,7 +205,7 @@ class RungeKutta {
             combine(zero, k, zero, k, one, k, stage);
           else
             combine(Real(a[i]), stage, zero, stage, one, k, stage);
-          forall(backend_, static_cast<index_t>(start_.size()), AddScaled<Real>{Real(b[i]), stage, c});
+          forall(backend_, n, StopGuard<Real, AddScaled<Real>>{AddScaled<Real>{Real(b[i]), stage, c}, clock});
           limit(c);
         }
         return;

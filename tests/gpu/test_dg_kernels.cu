@@ -73,7 +73,7 @@ void compare_kernels() {
   std::vector<double> rhs(c.size()), buffer(std::size_t(2) * nv * nm * nf);
   kempe::forall(kempe::Backend::cpu, n, kempe::dg::EvalVolume<P, double>{n, 1.4, c.data(), rhs.data(), t, g});
   const std::vector<double> volume = rhs;
-  const std::vector<double> clock{0.25, 0.0};  // {t, dt}
+  const std::vector<double> clock{0.25, 0.0, 0.0, 0.0};  // time 0.25, no step
   const Integrals integrals{n, 1.4, clock.data(), 0.0, c.data(), t, g, fc, FixedGhost{}};
   kempe::forall(kempe::Backend::cpu, nf, Buffered{nf, buffer.data(), integrals});
   kempe::forall(kempe::Backend::cpu, nf, Atomic{0, nf, rhs.data(), integrals});

@@ -174,6 +174,7 @@ TEST(GpuSolver, NonPhysicalStateStopsTheRunNamingTheElement) {
     EXPECT_NE(message.find("element " + std::to_string(mesh.element_tag[bad])), std::string::npos) << message;
     EXPECT_NE(message.find("non-positive density or pressure"), std::string::npos) << message;
   }
+  EXPECT_EQ(solver.solution(), c) << "the stopped step changed the state";
 }
 
 TEST(GpuSolver, BufferedStrategyMemoryIsMeasured) {

@@ -85,6 +85,12 @@ TEST(EulerDG, FixedWorkStepsAndTheSolutionRoundTrip) {
   solver.set_solution(start);
   EXPECT_EQ(solver.solution(), start);
   EXPECT_THROW(solver.set_solution(std::vector<double>(start.size() + 1, 1.0)), std::logic_error);
+  EXPECT_THROW(solver.step(dg::Integrator::ssprk3, 0.0), std::invalid_argument);
+  // Fixed steps of changing size go through the clock: each lands where it should.
+  const double t0 = solver.time();
+  solver.step(dg::Integrator::ssprk3, 0.5 * dt);
+  solver.step(dg::Integrator::ssprk3, 0.25 * dt);
+  EXPECT_DOUBLE_EQ(solver.time(), t0 + 0.75 * dt);
 }
 
 }  // namespace

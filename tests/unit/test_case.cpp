@@ -65,7 +65,9 @@ TEST(CaseFile, AValidCaseGetsItsDefaults) {
   const CaseFile again = CaseFile::parse(echo, "echo.yaml");
   for (const Setting& s : settings()) {
     const std::string key(s.key);
-    if (key.find('*') == std::string::npos && c.has(key)) EXPECT_EQ(again.text(key), c.text(key)) << key;
+    if (key.find('*') == std::string::npos && c.has(key)) {
+      EXPECT_EQ(again.text(key), c.text(key)) << key;
+    }
   }
   EXPECT_EQ(again.boundary_groups(), c.boundary_groups());
   EXPECT_EQ(again.text("boundaries.shock.function"), "double-mach");
@@ -128,6 +130,13 @@ TEST(CaseFile, MissingAndInconsistentKeysAreNamed) {
   EXPECT_EQ(error_of(uniform + "boundaries:\n  top:\n    condition: slip\n"),
             "case.yaml:10:16: boundaries.top.condition: unknown value 'slip'; known: wall, inflow, outflow, farfield, function");
   EXPECT_EQ(error_of(uniform), "");
+}
+
+TEST(CaseFile, TextValuesReadBackFromTheEcho) {
+  const CaseFile c = CaseFile::parse("mesh:\n  file: \"runs/a: b #1.msh\"\ntime:\n  end: 1\ninitial:\n  function: double-mach\n", "case.yaml");
+  EXPECT_EQ(c.text("mesh.file"), "runs/a: b #1.msh");
+  EXPECT_EQ(CaseFile::parse(c.resolved_yaml(), "echo.yaml").text("mesh.file"), "runs/a: b #1.msh");
+  EXPECT_EQ(error_of("? [a, b]\n: 1\n"), "case.yaml:1:3: (top level): a key must be a plain name");
 }
 
 TEST(CaseFile, BrokenYamlAndMissingFilesAreClearErrors) {
