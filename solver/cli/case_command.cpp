@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "mesh/load.hpp"
 #include "solver/case_file.hpp"
+#include "solver/case_setup.hpp"
 #include "solver/case_schema.hpp"
 #include "solver/cli/commands.hpp"
 
@@ -20,9 +22,18 @@ void add_case_command(CLI::App& app) {
   auto overrides = std::make_shared<std::vector<std::string>>();
   check->add_option("CASE", *file, "the case file (.yaml)")->required();
   check->add_option("--set", *overrides, "KEY=VALUE: replace a value of the file (repeatable), e.g. --set solver.order=2");
-  check->callback([file, overrides] {
+  auto no_mesh = std::make_shared<bool>(false);
+  check->add_flag("--no-mesh", *no_mesh, "do not load the mesh (by default its boundary groups are checked against the case's)");
+  check->callback([file, overrides, no_mesh] {
     const cases::CaseFile c = cases::CaseFile::load(*file, *overrides);
     std::fputs(c.resolved_yaml().c_str(), stdout);
+    if (*no_mesh) return;
+    LoadOptions options;
+    options.mesh_size = c.real("mesh.size");
+    const Mesh mesh = load_mesh(cases::mesh_path(c), options);
+    cases::check_boundaries(c, mesh);
+    std::printf("# mesh %s: %d elements, %d faces; every boundary group has a condition\n", mesh.source.c_str(),
+                int(mesh.num_elements()), int(mesh.num_faces()));
   });
 
   CLI::App* reference = cmd->add_subcommand("reference", "print every key: type, default, description");

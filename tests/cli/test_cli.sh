@@ -113,6 +113,10 @@ if contains "$help" "case"; then
   check "case check echoes" contains "$resolved" "  order: 2  # --set"
   check "case check defaults" contains "$resolved" "  integrator: ssprk3  # default"
   check "case reference" contains "$("$kempe" case reference)" "solver.flux"
+  check "case check loads the mesh" contains "$resolved" "every boundary group has a condition"
+  sed 's/^  top:/  topp:/' "$source_dir/cases/double_mach.yaml" >"$work/typo.yaml"
+  cp "$source_dir/cases/double_mach.geo" "$work/"
+  expect_fail "case group typo" "has no boundary group 'topp'; did you mean 'top'?" "$kempe" case check "$work/typo.yaml"
   printf 'solver:\n  flux: hlcc\n' >"$work/bad.yaml"
   expect_fail "case misspelt flux" "bad.yaml:2:9: solver.flux: unknown value 'hlcc'; did you mean 'hllc'?" \
     "$kempe" case check "$work/bad.yaml"

@@ -100,6 +100,7 @@ inline Mesh double_mach_mesh(int ny, unsigned shuffle_seed = 0) {
       shuffled.add_element(raw.element_type[e], &raw.element_vertices[raw.element_vertex_begin[e]], raw.element_tag[e]);
     raw = std::move(shuffled);
   }
+  raw.source = "double Mach grid";
   Mesh mesh = build_mesh(raw);
   mesh.boundary_names = {"shock", "wall", "outflow"};
   for (index_t f = 0; f < mesh.num_faces(); ++f) {

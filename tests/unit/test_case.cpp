@@ -7,8 +7,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "dg_cases.hpp"
 #include "solver/case_file.hpp"
 #include "solver/case_schema.hpp"
+#include "solver/case_setup.hpp"
 
 namespace kempe::cases {
 namespace {
@@ -147,6 +149,64 @@ TEST(CaseFile, BrokenYamlAndMissingFilesAreClearErrors) {
     FAIL() << "no error for a missing file";
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(), "/nonexistent/case.yaml: cannot open the case file");
+  }
+}
+
+/// The valid case with an inflow group, for the set-up tests.
+const std::vector<std::string> inflow = {"boundaries.outflow.condition=inflow", "boundaries.outflow.state=[1.4, 0.5, 0, 1]"};
+
+TEST(CaseSetup, TheCaseAndTheMeshNameTheSameBoundaryGroups) {
+  const Mesh mesh = test::double_mach_mesh(6);  // groups shock, wall, outflow
+  const CaseFile c = CaseFile::parse(valid, "cases/dmr.yaml", inflow);
+  EXPECT_EQ(mesh_path(c), "cases/double_mach.geo");
+  EXPECT_NO_THROW(check_boundaries(c, mesh));
+  const BoundaryTable table = boundary_table(c, mesh);
+  ASSERT_EQ(table.kinds.size(), 3u);
+  EXPECT_EQ(table.kinds[0], bc::Kind::function);
+  EXPECT_EQ(table.kinds[1], bc::Kind::wall);
+  EXPECT_EQ(table.kinds[2], bc::Kind::inflow);
+  EXPECT_EQ(table.functions[0], bc::StateFunction::double_mach);
+  double u[euler::num_vars];
+  euler::conserved(1.4, 0.5, 0.0, 1.0, 1.4, u);
+  for (int v = 0; v < euler::num_vars; ++v) EXPECT_DOUBLE_EQ(table.states[2 * euler::num_vars + v], u[v]);
+  // A group the mesh lacks, with the closest one; a mesh group the case leaves out.
+  std::string text = valid;
+  text.replace(text.find("  outflow:"), 10, "  outflw:");
+  try {
+    check_boundaries(CaseFile::parse(text, "cases/dmr.yaml"), mesh);
+    FAIL() << "no error for a group the mesh lacks";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "cases/dmr.yaml:14:16: boundaries.outflw: the mesh double Mach grid has no boundary group "
+                           "'outflw'; did you mean 'outflow'? known: shock, wall, outflow");
+  }
+  text = valid.substr(0, valid.find("  outflow:")) + "time:\n  end: 0.2\n";
+  try {
+    check_boundaries(CaseFile::parse(text, "cases/dmr.yaml"), mesh);
+    FAIL() << "no error for a mesh group without a condition";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "cases/dmr.yaml: the boundary group 'outflow' of double Mach grid has no condition: add "
+                           "boundaries.outflow.condition (the mesh's groups: shock, wall, outflow)");
+  }
+  EXPECT_THROW(boundary_table(CaseFile::parse(valid, "cases/dmr.yaml", {inflow[0], "boundaries.outflow.state=[1.4, 0.5, 0, -1]"}), mesh),
+               std::invalid_argument);
+}
+
+TEST(CaseSetup, InitialStates) {
+  const CaseFile named = CaseFile::parse(valid, "dmr.yaml");
+  double u[euler::num_vars], expected[euler::num_vars];
+  initial_state(named)(0.1, 0.5, u);
+  bc::function_state(bc::StateFunction::double_mach, 0.1, 0.5, 0.0, 1.4, expected);
+  for (int v = 0; v < euler::num_vars; ++v) EXPECT_DOUBLE_EQ(u[v], expected[v]);
+  const CaseFile uniform = CaseFile::parse(valid, "dmr.yaml", {"initial.function=uniform", "initial.state=[1, 2, 3, 4]"});
+  initial_state(uniform)(7, 8, u);
+  euler::conserved(1.0, 2.0, 3.0, 4.0, 1.4, expected);
+  for (int v = 0; v < euler::num_vars; ++v) EXPECT_DOUBLE_EQ(u[v], expected[v]);
+  const CaseFile negative = CaseFile::parse(valid, "dmr.yaml", {"initial.function=uniform", "initial.state=[-1, 0, 0, 1]"});
+  try {
+    initial_state(negative);
+    FAIL() << "no error for a negative density";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "--set initial.state: density and pressure must be positive");
   }
 }
 

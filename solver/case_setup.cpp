@@ -1,0 +1,108 @@
+// From a checked case file to the solver's inputs (see case_setup.hpp).
+#include "solver/case_setup.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+
+#include "kernels/euler.hpp"
+#include "kernels/registry.hpp"
+
+namespace kempe::cases {
+namespace {
+
+/// The groups of the mesh that have at least one boundary face.
+std::vector<bool> groups_with_faces(const Mesh& mesh) {
+  std::vector<bool> used(mesh.boundary_names.size(), false);
+  for (index_t f = 0; f < mesh.num_faces(); ++f)
+    if (mesh.face_right[f] == no_element && mesh.face_boundary[f] >= 0 &&
+        mesh.face_boundary[f] < static_cast<std::int32_t>(used.size()))
+      used[mesh.face_boundary[f]] = true;
+  return used;
+}
+
+std::string list(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
+  return out.empty() ? "(none)" : out;
+}
+
+/// "case.yaml:12:5: LABEL: " where key was given in the file, "--set LABEL: " for an override, "case.yaml: LABEL: "
+/// for a default.
+std::string place(const CaseFile& c, const std::string& key, const std::string& label) {
+  const Origin o = c.origin(key);
+  if (o.kind == Origin::Kind::file)
+    return c.source() + ":" + std::to_string(o.line) + ":" + std::to_string(o.column) + ": " + label + ": ";
+  if (o.kind == Origin::Kind::override) return "--set " + label + ": ";
+  return c.source() + ": " + label + ": ";
+}
+
+}  // namespace
+
+std::string mesh_path(const CaseFile& c) {
+  const std::filesystem::path file(c.text("mesh.file"));
+  if (file.is_absolute()) return file.string();
+  return (std::filesystem::path(c.source()).parent_path() / file).lexically_normal().string();
+}
+
+void check_boundaries(const CaseFile& c, const Mesh& mesh) {
+  const std::vector<bool> used = groups_with_faces(mesh);
+  const std::vector<std::string> assigned = c.boundary_groups();
+  std::vector<std::string> mesh_groups;
+  for (std::size_t g = 0; g < used.size(); ++g)
+    if (used[g]) mesh_groups.push_back(mesh.boundary_names[g]);
+  for (const std::string& group : assigned)
+    if (std::find(mesh.boundary_names.begin(), mesh.boundary_names.end(), group) == mesh.boundary_names.end()) {
+      std::vector<std::string_view> known(mesh_groups.begin(), mesh_groups.end());
+      std::string message = unknown_name_message("boundary group", group, known);
+      message.replace(0, std::string("unknown boundary group").size(), "the mesh " + mesh.source + " has no boundary group");
+      throw std::invalid_argument(place(c, "boundaries." + group + ".condition", "boundaries." + group) + message);
+    }
+  for (const std::string& group : mesh_groups)
+    if (std::find(assigned.begin(), assigned.end(), group) == assigned.end())
+      throw std::invalid_argument(c.source() + ": the boundary group '" + group + "' of " + mesh.source +
+                                  " has no condition: add boundaries." + group + ".condition (the mesh's groups: " +
+                                  list(mesh_groups) + ")");
+}
+
+BoundaryTable boundary_table(const CaseFile& c, const Mesh& mesh) {
+  check_boundaries(c, mesh);
+  const double gamma = c.real("physics.gamma");
+  const std::vector<bool> used = groups_with_faces(mesh);
+  BoundaryTable table;
+  for (std::size_t g = 0; g < mesh.boundary_names.size(); ++g) {
+    const std::string prefix = "boundaries." + mesh.boundary_names[g];
+    bc::Kind kind = bc::Kind::wall;
+    bc::StateFunction function = bc::StateFunction::double_mach;
+    double u[euler::num_vars] = {1, 0, 0, 1 / (gamma - 1)};  // unused by walls, outflows and functions
+    if (used[g] || c.has(prefix + ".condition")) {
+      kind = bc::kind_from_name(c.text(prefix + ".condition"));
+      if (c.has(prefix + ".function")) function = bc::state_function_from_name(c.text(prefix + ".function"));
+      if (c.has(prefix + ".state")) {
+        const std::vector<double> s = c.real_list(prefix + ".state");
+        if (!(s[0] > 0 && s[3] > 0))
+          throw std::invalid_argument(place(c, prefix + ".state", prefix + ".state") + "density and pressure must be positive");
+        euler::conserved(s[0], s[1], s[2], s[3], gamma, u);
+      }
+    }
+    table.kinds.push_back(kind);
+    table.functions.push_back(function);
+    table.states.insert(table.states.end(), u, u + euler::num_vars);
+  }
+  return table;
+}
+
+std::function<void(double, double, double*)> initial_state(const CaseFile& c) {
+  const double gamma = c.real("physics.gamma");
+  const std::string name = c.text("initial.function");
+  if (name == "uniform") {
+    const std::vector<double> s = c.real_list("initial.state");
+    if (!(s[0] > 0 && s[3] > 0))
+      throw std::invalid_argument(place(c, "initial.state", "initial.state") + "density and pressure must be positive");
+    return [s, gamma](double, double, double* u) { euler::conserved(s[0], s[1], s[2], s[3], gamma, u); };
+  }
+  const bc::StateFunction f = bc::state_function_from_name(name);
+  return [f, gamma](double x, double y, double* u) { bc::function_state(f, x, y, 0.0, gamma, u); };
+}
+
+}  // namespace kempe::cases
