@@ -131,10 +131,15 @@ struct CaseFileBuilder {
     Origin origin;
     origin.kind = Origin::Kind::override;
     YAML::Node node;
-    try {
-      node = YAML::Load(assignment.substr(eq + 1));
-    } catch (const YAML::Exception& e) {
-      fail(key, origin, std::string("not a YAML value: ") + e.msg);
+    const Setting* setting = find_setting(key);
+    if (setting && setting->type == ValueType::text) {
+      node = YAML::Node(assignment.substr(eq + 1));  // text as given: an expression may hold ": " or "#"
+    } else {
+      try {
+        node = YAML::Load(assignment.substr(eq + 1));
+      } catch (const YAML::Exception& e) {
+        fail(key, origin, std::string("not a YAML value: ") + e.msg);
+      }
     }
     if (node.IsNull()) fail(key, origin, "no value given");
     set(key, node, origin);
@@ -156,6 +161,9 @@ struct CaseFileBuilder {
         fail(because_key, out.values_.at(because_key).origin, because + " needs " + key + " (" + describe_type(*find_setting(key)) + ")");
     };
     if (out.text("initial.function") == "uniform") require("initial.state", "initial.function", "uniform");
+    if (out.text("initial.function") == "expression")
+      for (const char* key : {"initial.density", "initial.velocity_x", "initial.velocity_y", "initial.pressure"})
+        require(key, "initial.function", "expression");
     const std::vector<std::string> groups = out.boundary_groups();
     for (const auto& [key, value] : out.values_) {
       if (key.rfind("boundaries.", 0) != 0) continue;

@@ -35,7 +35,7 @@ std::vector<std::string_view> precision_names() { return {"double", "float"}; }
 std::vector<std::string_view> backend_names() { return {"auto", "cpu", "cuda"}; }
 /// An initial state: a named function, or `uniform` (initial.state).
 std::vector<std::string_view> initial_names() {
-  std::vector<std::string_view> names{"uniform"};
+  std::vector<std::string_view> names{"uniform", "expression"};
   for (const auto& f : bc::state_functions) names.push_back(f.name);
   return names;
 }
@@ -50,10 +50,19 @@ const std::vector<Setting> table = {
     {"mesh.ordering", T::choice, "color_renumber", "element and face ordering", ordering_names},
     {"mesh.seed", T::integer, "1", "seed of the coloring (results are reproducible for a seed)", nullptr, 0, 4294967295.0},
     {"physics.gamma", T::real, "1.4", "ratio of specific heats", nullptr, 1.0000001, 3},
-    {"initial.function", T::choice, "", "initial state: a named function of (x, y), or uniform (then initial.state)",
+    {"initial.function", T::choice, "",
+     "initial state: a named function of (x, y), uniform (then initial.state) or expression (then initial.density, ...)",
      initial_names},
     {"initial.state", T::real_list, "", "the uniform initial state [density, velocity x, velocity y, pressure]",
      nullptr, -huge, huge, true, 4},
+    {"initial.density", T::text, "", "for `expression`: the density as an expression in x and y (muparser syntax)",
+     nullptr, -huge, huge, true},
+    {"initial.velocity_x", T::text, "", "for `expression`: the x velocity as an expression in x and y", nullptr, -huge,
+     huge, true},
+    {"initial.velocity_y", T::text, "", "for `expression`: the y velocity as an expression in x and y", nullptr, -huge,
+     huge, true},
+    {"initial.pressure", T::text, "", "for `expression`: the pressure as an expression in x and y", nullptr, -huge, huge,
+     true},
     {"boundaries.*.condition", T::choice, "", "the condition of the mesh's boundary group * (every group needs one)",
      condition_names},
     {"boundaries.*.state", T::real_list, "",

@@ -26,6 +26,7 @@ void add_case_command(CLI::App& app) {
   check->add_flag("--no-mesh", *no_mesh, "do not load the mesh (by default its boundary groups are checked against the case's)");
   check->callback([file, overrides, no_mesh] {
     const cases::CaseFile c = cases::CaseFile::load(*file, *overrides);
+    (void)cases::initial_state(c);  // checks the initial state's names and expressions
     std::fputs(c.resolved_yaml().c_str(), stdout);
     if (*no_mesh) return;
     LoadOptions options;

@@ -121,6 +121,9 @@ if contains "$help" "case"; then
   expect_fail "case misspelt flux" "bad.yaml:2:9: solver.flux: unknown value 'hlcc'; did you mean 'hllc'?" \
     "$kempe" case check "$work/bad.yaml"
   expect_fail "case missing" "none.yaml: cannot open the case file" "$kempe" case check "$work/none.yaml"
+  expect_fail "case bad expression" "--set initial.density: bad expression 'x <'" "$kempe" case check \
+    "$source_dir/cases/double_mach.yaml" --no-mesh --set initial.function=expression --set "initial.density=x <" \
+    --set initial.velocity_x=0 --set initial.velocity_y=0 --set initial.pressure=1
 fi
 
 echo "cli: $passed passed, $failed failed"

@@ -2,6 +2,7 @@
 // its message (file, line and column, the key, what was expected, "did you mean").
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -208,6 +209,38 @@ TEST(CaseSetup, InitialStates) {
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(), "--set initial.state: density and pressure must be positive");
   }
+}
+
+TEST(CaseSetup, InitialStatesAsExpressions) {
+  const std::vector<std::string> expression = {"initial.function=expression", "initial.density=1 + 0.5 * sin(pi * x) * (y > 1 ? y : 1)",
+                                               "initial.velocity_x=x^2", "initial.velocity_y=-y", "initial.pressure=2"};
+  const CaseFile c = CaseFile::parse(valid, "dmr.yaml", expression);
+  const auto state = initial_state(c);
+  double u[euler::num_vars], expected[euler::num_vars];
+  state(0.5, 2.0, u);
+  euler::conserved(1 + 0.5 * std::sin(3.141592653589793 * 0.5) * 2.0, 0.25, -2.0, 2.0, 1.4, expected);
+  for (int v = 0; v < euler::num_vars; ++v) EXPECT_NEAR(u[v], expected[v], 1e-14 * (1 + std::abs(expected[v])));
+  // Errors: a missing expression, a syntax error, an unknown variable, a non-physical value.
+  EXPECT_EQ(error_of(valid, {"initial.function=expression", "initial.density=1"}),
+            "--set initial.function: expression needs initial.velocity_x (text)");
+  std::vector<std::string> bad = expression;
+  bad[1] = "initial.density=1 +";
+  try {
+    initial_state(CaseFile::parse(valid, "dmr.yaml", bad));
+    FAIL() << "no error for a broken expression";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("--set initial.density: bad expression '1 +': "), std::string::npos) << e.what();
+  }
+  bad[1] = "initial.density=1 + z";
+  try {
+    initial_state(CaseFile::parse(valid, "dmr.yaml", bad));
+    FAIL() << "no error for an unknown variable";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'1 + z': Unexpected token \"z\""), std::string::npos) << e.what();
+  }
+  bad[1] = "initial.density=x - 1";
+  const auto negative = initial_state(CaseFile::parse(valid, "dmr.yaml", bad));
+  EXPECT_THROW(negative(0.5, 0.0, u), std::runtime_error);
 }
 
 TEST(CaseSchema, EveryKeyIsDocumentedAndTheReferenceIsCurrent) {
