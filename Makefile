@@ -3,7 +3,8 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_ARGS ?=
 KEMPE = $(BUILD)/bin/kempe
-# Default case until the solver lands: the double Mach reflection mesh, meshed, checked, colored, reordered, saved.
+# Default case until `kempe run` lands (issue 6): the double Mach reflection case checked and resolved, its mesh
+# meshed, checked, colored, reordered and saved.
 RUN_SIZE ?= 0.015625
 RUN_OUT ?= output/double_mach
 
@@ -25,6 +26,8 @@ run: build
 	$(KEMPE) mesh convert cases/double_mach.geo $(RUN_OUT)/double_mach.msh --size $(RUN_SIZE)
 	$(KEMPE) mesh info $(RUN_OUT)/double_mach.msh
 	$(KEMPE) color $(RUN_OUT)/double_mach.msh --save $(RUN_OUT)/double_mach.kmesh
+	$(KEMPE) case check cases/double_mach.yaml --set mesh.size=$(RUN_SIZE) > $(RUN_OUT)/double_mach.resolved.yaml
+	@tail -1 $(RUN_OUT)/double_mach.resolved.yaml
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
