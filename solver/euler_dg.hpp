@@ -225,13 +225,6 @@ class EulerDG {
     eval_volume(c, out);
     eval_surface(c, clock, stage_fraction, out);
   }
-  /// dc/dt of the current solution at `time`, on either backend, copied to the host (for tests).
-  std::vector<Real> rhs_of_solution(Real time) {
-    set_eval_time(time);
-    Buffer<Real> out(backend_, c_.size(), "a right-hand side");
-    eval_rhs(c_.data(), eval_clock_.data(), Real(0), out.data());
-    return out.to_host();
-  }
 
   /// out = the volume term of dc/dt (overwrites out; one work item per element). CPU backend.
   void eval_volume(const std::vector<Real>& c, std::vector<Real>& out) const {
@@ -296,7 +289,7 @@ class EulerDG {
   void require_cpu(const char* what) const {
     if (backend_ != Backend::cpu) throw std::logic_error(std::string(what) + ": the solver runs on the CUDA backend");
   }
-  /// The time the single evaluations (rhs_of_solution, eval_surface on vectors) see.
+  /// The time the single evaluations on host vectors (rhs, eval_surface) see.
   void set_eval_time(Real time) {
     std::vector<Real> clock(clock_size, Real(0));
     clock[clock_time] = time;
@@ -346,12 +339,6 @@ class EulerDG {
     ensure_troubled_flags();
     flag_troubled_cells(c.data());
     return troubled_.host();
-  }
-  /// The KXRCF flags of the current solution, on either backend, copied to the host.
-  std::vector<std::uint8_t> troubled_cells() {
-    ensure_troubled_flags();
-    flag_troubled_cells(c_.data());
-    return troubled_.to_host();
   }
   Limiter limiter() const { return limiter_; }
 
@@ -407,10 +394,6 @@ class EulerDG {
   void limit(Real* c) {
     limit_slopes(c);
     if (positivity_epsilon_ > Real(0)) limit_positivity(c);
-  }
-  void limit(std::vector<Real>& c) {
-    require_cpu("limit on host vectors");
-    limit(c.data());
   }
 
   /// Applies the positivity limiter to the coefficients c (see kernels/limiter_K.hpp).
