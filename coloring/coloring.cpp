@@ -8,7 +8,8 @@
 // chains cannot place is a parity defect; random chain flips from its elements exchange its parity with the
 // boundary or with other defects until an interchange places it. Past a deterministic effort bound the rest is
 // colored by Misra-Gries with one more color (Vizing's bound), status `fallback`. A last pass balances the
-// classes by flipping a/b chains with one more face of the larger color.
+// classes by flipping a/b chains with one more face of the larger color. Closed triangle surfaces are colored
+// through a vertex 4-coloring first (surface.cpp): there this face search has no boundary to send parity to.
 #include "coloring/coloring.hpp"
 #include "coloring/detail.hpp"
 #include "kernels/registry.hpp"
@@ -397,6 +398,10 @@ int pick_greedy_color(const SlotColoring& s, const DualGraph& m, index_t f, unsi
 }  // namespace
 
 FaceColoring detail::run_kempe(const Mesh& mesh, std::uint64_t seed) {
+  // Closed triangle surfaces go through their vertices first (surface.cpp says why); the face-based search
+  // below is their fallback.
+  if (detail::not_a_closed_triangle_surface(mesh).empty())
+    if (std::optional<FaceColoring> result = detail::color_closed_surface_by_vertices(mesh, seed)) return *result;
   const DualGraph m(mesh);
   const index_t nf = m.num_faces;
   const int target = max_faces(mesh);
@@ -473,7 +478,9 @@ std::vector<index_t> FaceColoring::faces_per_color() const {
 
 const std::vector<ColoringAlgorithm>& coloring_algorithms() {
   static const std::vector<ColoringAlgorithm> table = {
-      {"kempe", "random greedy, then Kempe-chain interchanges and bounded conflict walks (default; the fewest colors)",
+      {"kempe",
+       "random greedy, then Kempe-chain interchanges and bounded conflict walks; closed triangle surfaces through a "
+       "vertex 4-coloring (default; the fewest colors)",
        detail::run_kempe},
       {"greedy", "first fit in face order (the papers' baseline: more colors, unbalanced)", run_greedy},
       {"misra-gries", "Misra-Gries fan rotation: at most one color more than the fewest (Vizing's bound)",

@@ -74,6 +74,7 @@ void run_color(const ColorOptions& o) {
     j["greedy_conflicts"] = coloring.greedy_conflicts;
     j["hard_conflicts"] = coloring.hard_conflicts;
     j["fallback_faces"] = coloring.fallback_faces;
+    j["by_vertices"] = coloring.by_vertices;
     std::cout << j.dump(2) << "\n";
     return;
   }
@@ -88,7 +89,8 @@ void run_color(const ColorOptions& o) {
   std::cout << std::setw(name_width) << o.mesh << std::setw(22) << sizes.str() << std::setw(40) << classes.str() << std::setw(8)
             << coloring.num_colors << std::setw(10) << status_name(coloring.status) << std::setw(14) << std::fixed
             << std::setprecision(3) << coloring.seconds << reorder_seconds << "\n";
-  std::cout << "algorithm " << coloring.algorithm << " (seed " << o.seed << "), fewest possible colors "
+  std::cout << "algorithm " << coloring.algorithm << (coloring.by_vertices ? " through a vertex 4-coloring" : "")
+            << " (seed " << o.seed << "), fewest possible colors "
             << coloring.target_colors << "; order " << ordering.name << ": bandwidth " << metrics.bandwidth
             << ", profile " << metrics.profile << ", coalesced reads left " << std::setprecision(3)
             << metrics.coalesced_left << " right " << metrics.coalesced_right << "\n";

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <numeric>
 #include <random>
 
@@ -168,6 +170,58 @@ TEST(Coloring, ClosedSphereGetsExactlyThree) {
     // A 3-coloring of a cubic graph makes every class a perfect matching: exactly a third of the faces each.
     EXPECT_THAT(c.faces_per_color(), ::testing::Each(m.num_faces() / 3)) << "seed " << seed;
   }
+}
+
+TEST(Coloring, ClosedSurfacesAreColoredThroughTheirVertices) {
+  // Tait's correspondence: a vertex 4-coloring gives each face the xor of its two vertices' colors.
+  for (const auto& [name, raw] : {std::pair{"icosphere", test::icosphere(4)}, std::pair{"torus", test::torus_grid(24, 16)}}) {
+    const Mesh m = build_mesh(raw);
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+      const FaceColoring c = color_faces(m, {"kempe", seed});
+      EXPECT_TRUE(c.by_vertices) << name << " seed " << seed;
+      EXPECT_EQ(c.status, ColoringStatus::optimal) << name << " seed " << seed;
+      EXPECT_THAT(c.faces_per_color(), ::testing::Each(m.num_faces() / 3)) << name << " seed " << seed;
+      EXPECT_EQ(c.color, color_faces(m, {"kempe", seed}).color) << name << ": reproducible for a seed";
+    }
+  }
+  // The seed matters (on the regular torus grid every seed finds the lattice's 3 vertex classes, so two seeds
+  // may agree there; on the icosphere's irregular vertices they do not).
+  const Mesh sphere = build_mesh(test::icosphere(4));
+  EXPECT_NE(color_faces(sphere, {"kempe", 1}).color, color_faces(sphere, {"kempe", 2}).color);
+  // Meshes with a boundary keep the face-based search (its balancing pass needs the boundary's paths).
+  EXPECT_FALSE(color_faces(build_mesh(test::square_grid(10, true)), {"kempe", 1}).by_vertices);
+}
+
+/// K7 on the torus: 7 vertices, every pair adjacent, 14 triangles. Its vertices need 7 colors, so the vertex
+/// route must fail, but its dual is the Heawood graph, cubic and bipartite, whose faces 3 colors do color
+/// (Konig): the face-based search must find them.
+Mesh k7_torus() {
+  RawMesh raw = test::make_raw(2, {});
+  for (int i = 0; i < 7; ++i) {  // generic points: the surface is not embedded
+    raw.x.push_back(std::cos(0.9 * i));
+    raw.y.push_back(std::sin(1.3 * i));
+    raw.z.push_back(0.37 * i);
+    raw.node_tag.push_back(i + 1);
+  }
+  for (index_t i = 0; i < 7; ++i)
+    for (const std::array<index_t, 3> t : {std::array<index_t, 3>{i, (i + 1) % 7, (i + 3) % 7},
+                                           std::array<index_t, 3>{i, (i + 3) % 7, (i + 2) % 7}})
+      raw.add_element(ElementType::triangle, t.data(), static_cast<std::int64_t>(raw.element_type.size() + 1));
+  return build_mesh(raw);
+}
+
+TEST(Coloring, ClosedSurfaceTheVerticesCannotColorFallsBackToTheFaceSearch) {
+  const Mesh m = k7_torus();
+  ASSERT_EQ(m.num_faces(), 21);
+  ASSERT_EQ(m.num_boundary_faces(), 0);
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    const FaceColoring c = color_faces(m, {"kempe", seed});
+    EXPECT_FALSE(c.by_vertices) << "seed " << seed;
+    EXPECT_EQ(c.status, ColoringStatus::optimal) << "seed " << seed;
+    EXPECT_THAT(c.faces_per_color(), ::testing::Each(7)) << "seed " << seed;
+  }
+  const FaceColoring petersen = color_faces(petersen_dual(), {"kempe", 1});
+  EXPECT_FALSE(petersen.by_vertices);  // K6: no vertex 4-coloring either
 }
 
 TEST(Coloring, SameSeedSameColoring) {
