@@ -29,6 +29,8 @@ namespace {
 
 constexpr int vertex_colors = 4;
 constexpr std::int8_t uncolored = -1;
+/// A neighbour mark no vertex carries (marks count up from 1).
+constexpr std::uint32_t no_mark = 0xFFFFFFFFu;
 /// Component size limits of the interchanges, tried in turn: short components first, since most stuck vertices
 /// have one, and any component that frees a color will do. No unlimited try: a component of two of the three
 /// lattice colors spans the mesh, and a random interchange nearby (shake_around) is cheaper than swapping it
@@ -158,13 +160,19 @@ class VertexFourColoring {
         component_.push_back(w);
       }
     }
+    return grow(x, y, neighbour_stamp, limit);
+  }
+
+  /// Grows component_ (its vertices marked with stamp_) to the whole x/y component. False when it reaches a
+  /// y-colored vertex marked with `forbidden` or passes `limit` vertices.
+  bool grow(int x, int y, std::uint32_t forbidden, std::size_t limit) {
     for (std::size_t i = 0; i < component_.size(); ++i) {
       const index_t u = component_[i];
       ++walked_;
       for (index_t j = adjacency_begin_[u]; j < adjacency_begin_[u + 1]; ++j) {
         const index_t w = adjacency_[j];
         if (visited_[w] == stamp_ || (color_[w] != x && color_[w] != y)) continue;
-        if (color_[w] == y && neighbour_mark_[w] == neighbour_stamp) return false;
+        if (color_[w] == y && neighbour_mark_[w] == forbidden) return false;
         visited_[w] = stamp_;
         component_.push_back(w);
         if (component_.size() > limit) return false;
@@ -173,8 +181,8 @@ class VertexFourColoring {
     return true;
   }
 
-  /// A random interchange next to v: swaps a random colored neighbour's component with a random other color
-  /// (any size; the effort bound counts it). Always keeps the coloring proper.
+  /// A random interchange next to v: swaps a random colored neighbour's component (at most shake_limit
+  /// vertices) with a random other color. Always keeps the coloring proper.
   void shake_around(index_t v) {
     const index_t w = adjacency_[adjacency_begin_[v] + random_.below(static_cast<unsigned>(degree(v)))];
     if (color_[w] == uncolored) return;
@@ -183,17 +191,7 @@ class VertexFourColoring {
     component_.assign(1, w);
     ++stamp_;
     visited_[w] = stamp_;
-    for (std::size_t i = 0; i < component_.size(); ++i) {
-      const index_t u = component_[i];
-      ++walked_;
-      for (index_t j = adjacency_begin_[u]; j < adjacency_begin_[u + 1]; ++j) {
-        const index_t z = adjacency_[j];
-        if (visited_[z] == stamp_ || (color_[z] != x && color_[z] != y)) continue;
-        visited_[z] = stamp_;
-        component_.push_back(z);
-        if (component_.size() > shake_limit) return;
-      }
-    }
+    if (!grow(x, y, no_mark, shake_limit)) return;
     for (const index_t u : component_) color_[u] = static_cast<std::int8_t>(color_[u] == x ? y : x);
   }
 
