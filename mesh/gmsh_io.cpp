@@ -68,7 +68,7 @@ constexpr const char* session_options[] = {
 /// quiet) so that errors can be quoted in ours.
 class GmshSession {
  public:
-  explicit GmshSession(const std::string& model) {
+  explicit GmshSession(const std::string& model) : cpu_threads_(cpu_threads()) {
     static const std::vector<std::pair<const char*, double>> defaults = [] {
       gmsh::initialize(0, nullptr, false);
       gmsh::option::setNumber("General.Terminal", 0);
@@ -95,14 +95,20 @@ class GmshSession {
     gmsh::model::add(model);
   }
   ~GmshSession() {
+    // Gmsh sets OpenMP's thread count from its General.NumThreads (1 by default) for the whole process: the
+    // solver's CPU backend would then run on one core (measured: kempe run used 1 of 2).
     try {
       gmsh::clear();
       gmsh::logger::stop();
     } catch (...) {
     }
+    set_cpu_threads(cpu_threads_);
   }
   GmshSession(const GmshSession&) = delete;
   GmshSession& operator=(const GmshSession&) = delete;
+
+ private:
+  int cpu_threads_;  // OpenMP's thread count before Gmsh changed it
 };
 
 /// Runs a Gmsh call and turns its errors (thrown as strings or only logged) into a MeshError naming `source`;

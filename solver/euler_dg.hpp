@@ -11,6 +11,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -173,6 +174,21 @@ class EulerDG {
 
   index_t num_elements() const { return k_; }
   Real time() const { return time_; }
+  /// The size of the last step taken (0 before the first).
+  Real last_dt() const { return last_dt_; }
+  /// Sets the time (resuming from a checkpoint), in the device clock too.
+  void set_time(Real t) {
+    forall(backend_, 1, SetValue<Real>{clock_.data() + clock_time, t});
+    time_ = t;
+  }
+  /// Per element, 1 where the last slope limiting acted: the KXRCF flags when only troubled cells are limited,
+  /// every element when all are, none without a slope limiter (or before the first limiting).
+  std::vector<std::uint8_t> limited_cells() const {
+    if (limiter_ == Limiter::none || P == 0) return std::vector<std::uint8_t>(k_, 0);
+    if (!troubled_cells_only_) return std::vector<std::uint8_t>(k_, 1);
+    if (troubled_.size() != std::size_t(k_)) return std::vector<std::uint8_t>(k_, 0);
+    return troubled_.to_host();
+  }
   Backend backend() const { return backend_; }
   /// c[var][mode][element], on the host: the CPU backend's storage itself; on the GPU a copy made now.
   const std::vector<Real>& solution() const {
@@ -408,9 +424,10 @@ class EulerDG {
 
   /// Advances to exactly `end` with steps of at most stable_dt(cfl) (or `fixed_dt` if positive), the last
   /// one shortened so that the run lands on `end`. Returns the number of steps.
-  int advance_to(Real end, Integrator method, double cfl, Real fixed_dt = Real(0)) {
+  int advance_to(Real end, Integrator method, double cfl, Real fixed_dt = Real(0),
+                 int max_steps = std::numeric_limits<int>::max()) {
     int steps = 0;
-    while (time_ < end) {
+    while (time_ < end && steps < max_steps) {
       run_step({method, cfl, fixed_dt, end});
       ++steps;
     }
@@ -522,6 +539,7 @@ class EulerDG {
     const std::vector<Real> clock = clock_.to_host();
     if (clock[clock_stop] != Real(0)) throw_non_physical();
     time_ = clock[clock_time];
+    last_dt_ = clock[clock_step];
   }
 
   /// stable_dt(cfl) after checking the state (StableStep, in the same pass): every coefficient finite and
@@ -724,6 +742,7 @@ class EulerDG {
   Strategy strategy_;
   Backend backend_;
   Real time_ = 0;
+  Real last_dt_ = 0;
   index_t num_faces_ = 0, num_vertices_ = 0;
   int num_check_points_ = 0;
   std::vector<index_t> color_begin_;

@@ -12,5 +12,7 @@ void add_color_command(CLI::App& app);
 
 /// `kempe case check|reference` (built with yaml-cpp only).
 void add_case_command(CLI::App& app);
+/// `kempe run CASE` (built with yaml-cpp only).
+void add_run_command(CLI::App& app);
 
 }  // namespace kempe::cli

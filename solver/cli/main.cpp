@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   kempe::cli::add_color_command(app);
 #if KEMPE_HAVE_YAML
   kempe::cli::add_case_command(app);
+  kempe::cli::add_run_command(app);
 #endif
   try {
     app.parse(argc, argv);

@@ -124,6 +124,20 @@ if contains "$help" "case"; then
   expect_fail "case bad expression" "--set initial.density: bad expression 'x <'" "$kempe" case check \
     "$source_dir/cases/double_mach.yaml" --no-mesh --set initial.function=expression --set "initial.density=x <" \
     --set initial.velocity_x=0 --set initial.velocity_y=0 --set initial.pressure=1
+
+  # kempe run: a coarse double Mach reflection to t = 0.002, then the errors a user meets first.
+  run_out=$("$kempe" run "$source_dir/cases/double_mach.yaml" --set mesh.size=0.1 --set time.end=0.002 --output "$work/run")
+  check "run reaches the end time" contains "$run_out" "# done: t = 0.002 after"
+  check "run names its solver" contains "$run_out" "# solver: order 1, double, flux hll, strategy colored, backend cpu"
+  check "run saves the resolved configuration" grep -q "end: 0.002  # --set" "$work/run/double_mach.resolved.yaml"
+  check "run --quiet prints nothing" test -z "$("$kempe" run "$source_dir/cases/double_mach.yaml" --set mesh.size=0.1 \
+    --set time.end=0.001 --output "$work/run" --quiet)"
+  expect_fail "run stops at a non-physical state" "non-physical state at t = " "$kempe" run \
+    "$source_dir/cases/double_mach.yaml" --set mesh.size=0.1 --set time.dt=0.01 --set solver.positivity=0 \
+    --set solver.limiter=none --output "$work/run" --quiet
+  expect_fail "run unknown backend" "--set solver.backend: unknown value 'gpu'; did you mean 'cpu'?" "$kempe" run \
+    "$source_dir/cases/double_mach.yaml" --backend gpu
+  expect_fail "run missing case" "none.yaml: cannot open the case file" "$kempe" run "$work/none.yaml"
 fi
 
 echo "cli: $passed passed, $failed failed"

@@ -609,5 +609,16 @@ TEST(ShockTube, SodAndToro3WithTheMomentLimiter) {
   check_shock_tubes<2>(dg::Limiter::moment);
 }
 
+TEST(EulerDG, PeriodicMeshIsColoredByTheFaceSearch) {
+  // Closed like a torus, but its faces across the period join translated nodes: the vertex route of
+  // coloring/surface.cpp does not apply, and the face search colors it with 3.
+  const Mesh mesh = periodic_mesh(8, 10.0, 0.25);
+  ASSERT_EQ(mesh.num_boundary_faces(), 0);
+  const FaceColoring c = color_faces(mesh, {"kempe", 3});
+  EXPECT_FALSE(c.by_vertices);
+  EXPECT_EQ(c.num_colors, 3);
+  EXPECT_EQ(check_coloring(mesh, c.color, c.num_colors), "");
+}
+
 }  // namespace
 }  // namespace kempe

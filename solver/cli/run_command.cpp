@@ -1,0 +1,202 @@
+// `kempe run CASE.yaml`: read and check the case, load, color and order the mesh, build the solver the case
+// names (sim::make_simulation), project the initial state and advance to the end time, with a progress line
+// and a summary. The resolved configuration is echoed and saved in the output folder.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "coloring/coloring.hpp"
+#include "coloring/reorder.hpp"
+#include "kernels/registry.hpp"
+#include "mesh/load.hpp"
+#include "solver/case_file.hpp"
+#include "solver/case_setup.hpp"
+#include "solver/cli/commands.hpp"
+#include "solver/simulation.hpp"
+
+namespace kempe::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct RunOptions {
+  std::string case_file;
+  std::vector<std::string> overrides;
+  std::string output;
+  std::string backend;
+  bool quiet = false;
+};
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+std::string format_duration(double s) {
+  char text[32];
+  if (s < 60) std::snprintf(text, sizeof text, "%.1fs", s);
+  else if (s < 3600) std::snprintf(text, sizeof text, "%dm%02ds", int(s) / 60, int(s) % 60);
+  else std::snprintf(text, sizeof text, "%dh%02dm", int(s) / 3600, int(s) % 3600 / 60);
+  return text;
+}
+
+/// The output folder: --output, else output.directory with {case} replaced by the case file's stem.
+std::string output_folder(const RunOptions& o, const cases::CaseFile& c) {
+  if (!o.output.empty()) return o.output;
+  std::string dir = c.text("output.directory");
+  const std::string stem = std::filesystem::path(o.case_file).stem().string();
+  for (std::size_t at = dir.find("{case}"); at != std::string::npos; at = dir.find("{case}", at + stem.size()))
+    dir.replace(at, 6, stem);
+  return dir;
+}
+
+/// The case's times at which output is due after the start: every output.interval, and the end time.
+std::vector<double> output_times(const cases::CaseFile& c) {
+  const double end = c.real("time.end"), interval = c.real("output.interval");
+  std::vector<double> times;
+  if (interval > 0)
+    for (long k = 1; double(k) * interval < end * (1 - 1e-12); ++k) times.push_back(double(k) * interval);
+  times.push_back(end);
+  return times;
+}
+
+sim::SolverOptions solver_options(const cases::CaseFile& c) {
+  sim::SolverOptions s;
+  s.order = static_cast<int>(c.integer("solver.order"));
+  s.precision = sim::precision_from_name(c.text("solver.precision"));
+  s.flux = euler::flux_from_name(c.text("solver.flux"));
+  s.strategy = dg::strategy_from_name(c.text("solver.strategy"));
+  s.backend = backend_from_name(c.text("solver.backend"));
+  s.gamma = c.real("physics.gamma");
+  s.limiter = dg::limiter_from_name(c.text("solver.limiter"));
+  s.moment_theta = c.real("solver.moment_theta");
+  s.troubled_cells_only = c.boolean("solver.troubled_cells_only");
+  s.positivity = c.real("solver.positivity");
+  return s;
+}
+
+/// A progress line rewritten in place on a terminal, plain lines at most every 10 s otherwise.
+class Progress {
+ public:
+  Progress(bool quiet, double start, double end, std::int64_t dofs, int stages)
+      : quiet_(quiet), terminal_(isatty(STDOUT_FILENO) != 0), start_(start), end_(end), dofs_(dofs),
+        stages_(stages), t0_(Clock::now()) {}
+  void update(long steps, double time, double dt, bool force = false) {
+    if (quiet_) return;
+    const double wall = seconds_since(t0_);
+    if (!force && wall - last_ < (terminal_ ? 0.25 : 10.0)) return;
+    last_ = wall;
+    const double done = end_ > start_ ? (time - start_) / (end_ - start_) : 1;
+    const double eta = done > 0 ? wall * (1 - done) / done : 0;
+    const double rate = wall > 0 ? double(dofs_) * double(stages_) * double(steps) / wall : 0;
+    std::printf("%sstep %ld  t = %.6g  dt = %.3e  %5.1f%%  ETA %s  %.3g DOF/s%s", terminal_ ? "\r" : "", steps, time,
+                dt, 100 * done, format_duration(eta).c_str(), rate, terminal_ ? "   " : "\n");
+    std::fflush(stdout);
+  }
+  void finish() {
+    if (!quiet_ && terminal_) std::printf("\n");
+  }
+
+ private:
+  bool quiet_, terminal_;
+  double start_, end_;
+  std::int64_t dofs_;
+  int stages_;
+  Clock::time_point t0_;
+  double last_ = -1e30;
+};
+
+void run_case(const RunOptions& o) {
+  const Clock::time_point started = Clock::now();
+  std::vector<std::string> overrides = o.overrides;
+  if (!o.backend.empty()) overrides.push_back("solver.backend=" + o.backend);
+  const cases::CaseFile c = cases::CaseFile::load(o.case_file, overrides);
+  const auto initial = cases::initial_state(c);
+  const std::string folder = output_folder(o, c);
+  std::filesystem::create_directories(folder);
+  const std::string stem = std::filesystem::path(o.case_file).stem().string();
+  {
+    const std::string resolved = folder + "/" + stem + ".resolved.yaml";
+    std::ofstream out(resolved);
+    out << c.resolved_yaml();
+    if (!out) throw std::runtime_error(resolved + ": cannot write the resolved configuration");
+  }
+  if (!o.quiet) std::fputs(c.resolved_yaml().c_str(), stdout);
+
+  LoadOptions load;
+  load.mesh_size = c.real("mesh.size");
+  Mesh mesh = load_mesh(cases::mesh_path(c), load);
+  cases::check_boundaries(c, mesh);
+  if (mesh.color_begin.size() < 2) {  // a .kmesh saved by `kempe color --save` is colored and ordered already
+    ColoringOptions coloring_options;
+    coloring_options.algorithm = c.text("mesh.coloring");
+    coloring_options.seed = static_cast<std::uint64_t>(c.integer("mesh.seed"));
+    FaceColoring coloring = color_faces(mesh, coloring_options);
+    const Ordering& ordering = find_ordering(c.text("mesh.ordering"));
+    apply_ordering(mesh, coloring, ordering.compute(mesh, coloring));
+    if (!o.quiet)
+      std::printf("# mesh %s: %d elements, %d faces, %d colors (%s), ordering %s\n", mesh.source.c_str(),
+                  int(mesh.num_elements()), int(mesh.num_faces()), coloring.num_colors,
+                  std::string(status_name(coloring.status)).c_str(), std::string(ordering.name).c_str());
+  }
+
+  const cases::BoundaryTable table = cases::boundary_table(c, mesh);
+  const sim::BoundaryGroups groups{table.kinds, table.states, table.functions};
+  sim::SolverOptions options = solver_options(c);
+  if (c.text("solver.backend") == "auto") options.backend = cuda_device_count() > 0 ? Backend::cuda : Backend::cpu;
+  std::unique_ptr<sim::Simulation> simulation = sim::make_simulation(mesh, options, groups);
+  simulation->project(initial);
+  const sim::MemoryUse memory = simulation->memory_use();
+  if (!o.quiet)
+    std::printf("# solver: order %d, %s, flux %s, strategy %s, backend %s; %lld DOF; %.1f MiB\n", options.order,
+                sim::precision_name(options.precision), c.text("solver.flux").c_str(), c.text("solver.strategy").c_str(),
+                options.backend == Backend::cuda ? "cuda" : "cpu", static_cast<long long>(simulation->dofs()),
+                double(memory.total()) / (1 << 20));
+
+  const dg::Integrator integrator = dg::integrator_from_name(c.text("time.integrator"));
+  const double cfl = c.real("time.cfl"), fixed_dt = c.real("time.dt"), end = c.real("time.end");
+  const int stages = sim::stages_per_step(integrator);
+  Progress progress(o.quiet, simulation->time(), end, simulation->dofs(), stages);
+  long steps = 0;
+  int chunk = 1;  // steps between progress updates, grown so that each chunk takes about 0.1 s
+  const Clock::time_point solve_start = Clock::now();
+  for (const double next : output_times(c)) {
+    while (simulation->time() < next) {
+      const Clock::time_point t0 = Clock::now();
+      steps += simulation->advance(next, integrator, cfl, fixed_dt, chunk);
+      if (seconds_since(t0) < 0.1 && chunk < (1 << 20)) chunk *= 2;
+      progress.update(steps, simulation->time(), simulation->last_dt());
+    }
+  }
+  const double solve_seconds = seconds_since(solve_start);
+  progress.update(steps, simulation->time(), simulation->last_dt(), true);
+  progress.finish();
+  if (!o.quiet) {
+    const double updates = double(simulation->dofs()) * stages * double(steps);
+    std::printf("# done: t = %.6g after %ld steps; solve %s, total %s; %.3g DOF updates per second (per stage)\n",
+                simulation->time(), steps, format_duration(solve_seconds).c_str(),
+                format_duration(seconds_since(started)).c_str(), solve_seconds > 0 ? updates / solve_seconds : 0.0);
+    std::printf("# wrote %s/%s.resolved.yaml\n", folder.c_str(), stem.c_str());
+  }
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  auto o = std::make_shared<RunOptions>();
+  CLI::App* cmd = app.add_subcommand("run", "run a case file (YAML): mesh, coloring, solver, time loop");
+  cmd->add_option("CASE", o->case_file, "the case file (.yaml)")->required();
+  cmd->add_option("--set", o->overrides, "KEY=VALUE: replace a value of the file (repeatable), e.g. --set solver.order=2");
+  cmd->add_option("--output", o->output, "output folder (default: the case's output.directory)");
+  cmd->add_option("--backend", o->backend, "cpu, cuda or auto (the GPU when one is present); same as --set solver.backend=");
+  cmd->add_flag("--quiet", o->quiet, "print nothing but errors");
+  cmd->callback([o] { run_case(*o); });
+}
+
+}  // namespace kempe::cli
