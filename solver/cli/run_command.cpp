@@ -21,7 +21,11 @@
 #include "solver/case_file.hpp"
 #include "solver/case_setup.hpp"
 #include "solver/cli/commands.hpp"
+#include "solver/output.hpp"
 #include "solver/simulation.hpp"
+#if KEMPE_HAVE_VTK
+#include "solver/vtk_output.hpp"
+#endif
 
 namespace kempe::cli {
 namespace {
@@ -34,6 +38,55 @@ struct RunOptions {
   std::string output;
   std::string backend;
   bool quiet = false;
+};
+
+/// Writes the solution at each output time: STEM_NNNN.vtu and the STEM.pvd collection in the output folder.
+class OutputSeries {
+ public:
+  OutputSeries(std::string folder, std::string stem, bool quiet)
+      : folder_(std::move(folder)), stem_(std::move(stem)), quiet_(quiet)
+#if KEMPE_HAVE_VTK
+        , collection_(folder_ + "/" + stem_ + ".pvd")
+#endif
+  {
+  }
+  void write(const Mesh& mesh, sim::Simulation& simulation) {
+#if KEMPE_HAVE_VTK
+    char name[64];
+    std::snprintf(name, sizeof name, "_%04d.vtu", count_++);
+    const std::string file = stem_ + name;
+    const output::SampledSolution sampled =
+        output::sample_solution(mesh, simulation.options().order, simulation.options().gamma, simulation.solution(),
+                                simulation.limited_cells(), simulation.time());
+    output::write_vtu(folder_ + "/" + file, sampled);
+    collection_.add(simulation.time(), file);
+    last_ = folder_ + "/" + file;
+#else
+    (void)mesh;
+    (void)simulation;
+    if (!warned_ && !quiet_) std::printf("# note: this build has no VTK (run scripts/setup): no output files written\n");
+    warned_ = true;
+#endif
+  }
+  /// The collection file, empty when nothing was written.
+  std::string collection() const {
+#if KEMPE_HAVE_VTK
+    return count_ > 0 ? collection_.path() : std::string();
+#else
+    return {};
+#endif
+  }
+  int count() const { return count_; }
+
+ private:
+  std::string folder_, stem_;
+  bool quiet_;
+  int count_ = 0;
+  bool warned_ = false;
+  std::string last_;
+#if KEMPE_HAVE_VTK
+  output::PvdCollection collection_;
+#endif
 };
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -162,6 +215,8 @@ void run_case(const RunOptions& o) {
   const dg::Integrator integrator = dg::integrator_from_name(c.text("time.integrator"));
   const double cfl = c.real("time.cfl"), fixed_dt = c.real("time.dt"), end = c.real("time.end");
   const int stages = sim::stages_per_step(integrator);
+  OutputSeries series(folder, stem, o.quiet);
+  series.write(mesh, *simulation);
   Progress progress(o.quiet, simulation->time(), end, simulation->dofs(), stages);
   long steps = 0;
   int chunk = 1;  // steps between progress updates, grown so that each chunk takes about 0.1 s
@@ -173,6 +228,7 @@ void run_case(const RunOptions& o) {
       if (seconds_since(t0) < 0.1 && chunk < (1 << 20)) chunk *= 2;
       progress.update(steps, simulation->time(), simulation->last_dt());
     }
+    series.write(mesh, *simulation);
   }
   const double solve_seconds = seconds_since(solve_start);
   progress.update(steps, simulation->time(), simulation->last_dt(), true);
@@ -182,7 +238,10 @@ void run_case(const RunOptions& o) {
     std::printf("# done: t = %.6g after %ld steps; solve %s, total %s; %.3g DOF updates per second (per stage)\n",
                 simulation->time(), steps, format_duration(solve_seconds).c_str(),
                 format_duration(seconds_since(started)).c_str(), solve_seconds > 0 ? updates / solve_seconds : 0.0);
-    std::printf("# wrote %s/%s.resolved.yaml\n", folder.c_str(), stem.c_str());
+    std::printf("# wrote %s/%s.resolved.yaml", folder.c_str(), stem.c_str());
+    if (!series.collection().empty())
+      std::printf(" and %d outputs: open %s in ParaView", series.count(), series.collection().c_str());
+    std::printf("\n");
   }
 }
 

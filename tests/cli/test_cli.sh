@@ -130,6 +130,14 @@ if contains "$help" "case"; then
   check "run reaches the end time" contains "$run_out" "# done: t = 0.002 after"
   check "run names its solver" contains "$run_out" "# solver: order 1, double, flux hll, strategy colored, backend cpu"
   check "run saves the resolved configuration" grep -q "end: 0.002  # --set" "$work/run/double_mach.resolved.yaml"
+  if contains "$run_out" "open $work/run/double_mach.pvd in ParaView"; then  # a build with VTK
+    check "run writes the initial and the final state" test -s "$work/run/double_mach_0001.vtu"
+    check "run lists them in the .pvd" grep -q 'timestep="0.002" group="" part="0" file="double_mach_0001.vtu"' \
+      "$work/run/double_mach.pvd"
+    check "run leaves no temporary file" test -z "$(find "$work/run" -name '*.tmp')"
+  else
+    check "run without VTK says so" contains "$run_out" "this build has no VTK"
+  fi
   check "run --quiet prints nothing" test -z "$("$kempe" run "$source_dir/cases/double_mach.yaml" --set mesh.size=0.1 \
     --set time.end=0.001 --output "$work/run" --quiet)"
   expect_fail "run stops at a non-physical state" "non-physical state at t = " "$kempe" run \

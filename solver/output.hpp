@@ -1,0 +1,41 @@
+// What an output file shows, computed from the solution without any output library: the solution sampled at
+// each element's own nodes (discontinuous, as DG is), the point and cell fields, and VTK's node order for
+// high-order triangles. The VTK adapter (vtk_output.hpp) writes it; tests compare it with the solver.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mesh/mesh.hpp"
+
+namespace kempe::output {
+
+/// VTK_LAGRANGE_TRIANGLE's node order for order n >= 1, as lattice points (i, j): the node lies at reference
+/// (r, s) = (-1 + 2i/n, -1 + 2j/n) (vertices (-1,-1), (1,-1), (-1,1)). Corners, then the nodes of edges 0-1,
+/// 1-2 and 2-0 in that direction, then the interior as a triangle of order n - 3 in the same order (VTK's
+/// vtkLagrangeTriangle). (n + 1)(n + 2) / 2 nodes.
+std::vector<std::array<int, 2>> lagrange_triangle_lattice(int n);
+
+/// The solution sampled for output. Points are per element (no sharing between elements): cell e has points
+/// [e * points_per_cell, (e + 1) * points_per_cell).
+struct SampledSolution {
+  double time = 0;
+  int cell_order = 1;       ///< 1: linear triangles (p <= 1); else Lagrange triangles of this order (= p)
+  int points_per_cell = 3;  ///< (cell_order + 1)(cell_order + 2) / 2
+  std::vector<double> x, y;                                  ///< [points]
+  std::vector<double> density, pressure, mach, entropy;     ///< [points]; entropy: p / density^gamma
+  std::vector<double> velocity;                              ///< [points][3] (z = 0)
+  std::vector<std::int64_t> element_id;                      ///< [cells] the element's number in the mesh file
+  std::vector<std::uint8_t> limited;                         ///< [cells] 1 where the slope limiter acted
+  index_t num_cells() const { return static_cast<index_t>(element_id.size()); }
+  index_t num_points() const { return static_cast<index_t>(x.size()); }
+};
+
+/// Samples c[var][mode][element] (order p, modal, on `mesh`'s triangles) at each element's output nodes:
+/// its vertices for p <= 1, the Lagrange nodes of order p otherwise. `limited` may be empty (all 0).
+SampledSolution sample_solution(const Mesh& mesh, int order, double gamma, const std::vector<double>& c,
+                                const std::vector<std::uint8_t>& limited, double time);
+
+}  // namespace kempe::output

@@ -1,0 +1,161 @@
+// VTK output (vtk_output.hpp).
+#include "solver/vtk_output.hpp"
+
+#include <vtkCellArray.h>
+#include <vtkCellData.h>
+#include <vtkCellType.h>
+#include <vtkDoubleArray.h>
+#include <vtkIdTypeArray.h>
+#include <vtkNew.h>
+#include <vtkPointData.h>
+#include <vtkPoints.h>
+#include <vtkTypeInt64Array.h>
+#include <vtkUnsignedCharArray.h>
+#include <vtkUnstructuredGrid.h>
+#include <vtkXMLUnstructuredGridWriter.h>
+
+#include <charconv>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <system_error>
+
+namespace kempe::output {
+namespace {
+
+vtkNew<vtkDoubleArray> point_field(const char* name, const std::vector<double>& values, int components = 1) {
+  vtkNew<vtkDoubleArray> array;
+  array->SetName(name);
+  array->SetNumberOfComponents(components);
+  array->SetNumberOfTuples(static_cast<vtkIdType>(values.size() / components));
+  for (std::size_t i = 0; i < values.size(); ++i) array->SetValue(static_cast<vtkIdType>(i), values[i]);
+  return array;
+}
+
+/// Renames `from` to `to`, or removes `from` and throws naming `to`.
+void replace(const std::string& from, const std::string& to) {
+  std::error_code error;
+  std::filesystem::rename(from, to, error);
+  if (error) {
+    std::filesystem::remove(from, error);
+    throw std::runtime_error(to + ": cannot write the output file (rename from " + from + " failed)");
+  }
+}
+
+}  // namespace
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    out << text;
+    out.close();
+    if (!out) {
+      std::error_code error;
+      std::filesystem::remove(temporary, error);
+      throw std::runtime_error(path + ": cannot write the file (is the folder writable, is the disk full?)");
+    }
+  }
+  replace(temporary, path);
+}
+
+void write_vtu(const std::string& path, const SampledSolution& solution) {
+  vtkNew<vtkUnstructuredGrid> grid;
+  vtkNew<vtkPoints> points;
+  points->SetDataTypeToDouble();
+  points->SetNumberOfPoints(solution.num_points());
+  for (index_t i = 0; i < solution.num_points(); ++i) points->SetPoint(i, solution.x[i], solution.y[i], 0.0);
+  grid->SetPoints(points);
+  const int cell_type = solution.cell_order == 1 ? VTK_TRIANGLE : VTK_LAGRANGE_TRIANGLE;
+  vtkNew<vtkIdTypeArray> offsets, connectivity;
+  offsets->SetNumberOfValues(solution.num_cells() + 1);
+  connectivity->SetNumberOfValues(solution.num_points());
+  for (index_t e = 0; e <= solution.num_cells(); ++e) offsets->SetValue(e, vtkIdType(e) * solution.points_per_cell);
+  for (index_t i = 0; i < solution.num_points(); ++i) connectivity->SetValue(i, i);
+  vtkNew<vtkCellArray> cells;
+  cells->SetData(offsets, connectivity);
+  grid->SetCells(cell_type, cells);
+
+  vtkPointData* point_data = grid->GetPointData();
+  point_data->AddArray(point_field("density", solution.density));
+  point_data->AddArray(point_field("velocity", solution.velocity, 3));
+  point_data->AddArray(point_field("pressure", solution.pressure));
+  point_data->AddArray(point_field("mach", solution.mach));
+  point_data->AddArray(point_field("entropy", solution.entropy));
+  point_data->SetActiveScalars("density");
+  point_data->SetActiveVectors("velocity");
+  vtkNew<vtkTypeInt64Array> element_id;
+  element_id->SetName("element_id");
+  element_id->SetNumberOfValues(solution.num_cells());
+  vtkNew<vtkUnsignedCharArray> limited;
+  limited->SetName("limited");
+  limited->SetNumberOfValues(solution.num_cells());
+  for (index_t e = 0; e < solution.num_cells(); ++e) {
+    element_id->SetValue(e, solution.element_id[e]);
+    limited->SetValue(e, solution.limited[e]);
+  }
+  grid->GetCellData()->AddArray(element_id);
+  grid->GetCellData()->AddArray(limited);
+  // The time travels in the file too (field data TimeValue), for readers that open a single .vtu.
+  vtkNew<vtkDoubleArray> time;
+  time->SetName("TimeValue");
+  time->InsertNextValue(solution.time);
+  grid->GetFieldData()->AddArray(time);
+
+  const std::string temporary = path + ".tmp";
+  vtkNew<vtkXMLUnstructuredGridWriter> writer;
+  writer->SetFileName(temporary.c_str());
+  writer->SetInputData(grid);
+  writer->SetDataModeToAppended();
+  writer->EncodeAppendedDataOff();  // raw binary
+  writer->SetCompressorTypeToZLib();
+  // VTK would print its own report of a failed write to the terminal; ours names the file instead.
+  const int warnings = vtkObject::GetGlobalWarningDisplay();
+  vtkObject::SetGlobalWarningDisplay(0);
+  const int written = writer->Write();
+  vtkObject::SetGlobalWarningDisplay(warnings);
+  if (written != 1) {
+    std::error_code error;
+    std::filesystem::remove(temporary, error);
+    throw std::runtime_error(path + ": cannot write the VTK file (is the folder writable, is the disk full?)");
+  }
+  replace(temporary, path);
+}
+
+namespace {
+
+/// `text` with XML's special characters escaped (a case file's name can hold any of them).
+std::string xml_escaped(const std::string& text) {
+  std::string out;
+  for (const char ch : text) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += ch;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void PvdCollection::add(double time, const std::string& file) {
+  entries_.emplace_back(time, file);
+  std::ostringstream xml;
+  xml << "<?xml version=\"1.0\"?>\n"
+         "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n  <Collection>\n";
+  for (const auto& [t, name] : entries_) {
+    char time_text[32];  // the shortest text that reads back as the same double
+    const auto end = std::to_chars(time_text, time_text + sizeof time_text, t).ptr;
+    xml << "    <DataSet timestep=\"" << std::string(time_text, end) << "\" group=\"\" part=\"0\" file=\""
+        << xml_escaped(name) << "\"/>\n";
+  }
+  xml << "  </Collection>\n</VTKFile>\n";
+  write_file_atomically(path_, xml.str());
+}
+
+}  // namespace kempe::output

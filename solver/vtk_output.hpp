@@ -1,0 +1,34 @@
+// VTK output through the VTK library (an adapter: built only where VTK is found; the core does not need it).
+// One .vtu per output time (XML, binary, zlib-compressed), linear triangles for p <= 1 and Lagrange triangles
+// for p >= 2, and a .pvd collection that lists them with their times, so that ParaView opens the series at once.
+// Every file is written under a temporary name and renamed: a failed write leaves the previous file intact.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "solver/output.hpp"
+
+namespace kempe::output {
+
+/// Writes `solution` to `path` (.vtu). Throws std::runtime_error naming the file when the write fails.
+void write_vtu(const std::string& path, const SampledSolution& solution);
+
+/// The .pvd collection of a run: each output's time and file (relative to the .pvd's folder).
+class PvdCollection {
+ public:
+  explicit PvdCollection(std::string path) : path_(std::move(path)) {}
+  /// Adds a data set and rewrites the collection file (so that it is complete after every output).
+  void add(double time, const std::string& file);
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::vector<std::pair<double, std::string>> entries_;
+};
+
+/// Writes `text` to `path` through a temporary file and a rename (std::runtime_error naming the file).
+void write_file_atomically(const std::string& path, const std::string& text);
+
+}  // namespace kempe::output

@@ -1,0 +1,174 @@
+// Output files: VTK's node order, the sampled fields against the solver's own solution, and the .vtu/.pvd
+// files read back through VTK's readers (cell types, point counts, field values), written atomically.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <vtkCellData.h>
+#include <vtkDataArray.h>
+#include <vtkIdList.h>
+#include <vtkLagrangeTriangle.h>
+#include <vtkNew.h>
+#include <vtkPointData.h>
+#include <vtkPoints.h>
+#include <vtkUnstructuredGrid.h>
+#include <vtkXMLUnstructuredGridReader.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "dg_cases.hpp"
+#include "solver/output.hpp"
+#include "solver/vtk_output.hpp"
+
+namespace kempe {
+namespace {
+
+using ::testing::HasSubstr;
+using test::gamma_air;
+
+/// Conserved variables that are polynomials of degree 2 in x and y: the order-2 projection reproduces them,
+/// so the sampled density must equal rho(x, y) and the pressure the one computed from these values.
+void quadratic_state(double x, double y, double* u) {
+  u[euler::density] = 1 + 0.1 * x + 0.05 * y * y;
+  u[euler::momentum_x] = 0.2 + 0.01 * x * y;
+  u[euler::momentum_y] = 0.1 * x;
+  u[euler::energy] = 2.5 + 0.1 * x * y;
+}
+
+std::string temporary_folder(const char* name) {
+  const std::string folder = (std::filesystem::temp_directory_path() / name).string();
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder);
+  return folder;
+}
+
+vtkSmartPointer<vtkUnstructuredGrid> read_vtu(const std::string& path) {
+  vtkNew<vtkXMLUnstructuredGridReader> reader;
+  reader->SetFileName(path.c_str());
+  reader->Update();
+  return reader->GetOutput();
+}
+
+TEST(Output, LagrangeNodesFollowVtkOrder) {
+  for (int n = 2; n <= 5; ++n) {
+    const auto lattice = output::lagrange_triangle_lattice(n);
+    vtkNew<vtkLagrangeTriangle> cell;
+    const auto count = static_cast<vtkIdType>(lattice.size());
+    ASSERT_EQ(count, (n + 1) * (n + 2) / 2);
+    cell->GetPointIds()->SetNumberOfIds(count);
+    cell->GetPoints()->SetNumberOfPoints(count);
+    cell->Initialize();
+    const double* parametric = cell->GetParametricCoords();  // (r, s, 0) in [0, 1] per node
+    for (vtkIdType i = 0; i < count; ++i) {
+      EXPECT_NEAR(parametric[3 * i] * n, lattice[i][0], 1e-12) << "order " << n << " node " << i;
+      EXPECT_NEAR(parametric[3 * i + 1] * n, lattice[i][1], 1e-12) << "order " << n << " node " << i;
+    }
+  }
+}
+
+TEST(Output, VtuReadsBackWithTheSolversValues) {
+  const Mesh mesh = test::solver_mesh(6, 1.0, 0.2);
+  const std::string folder = temporary_folder("kempe_output_test");
+  for (const int order : {1, 2, 3}) {
+    std::vector<double> c;
+    auto solve = [&](auto p_constant) {
+      constexpr int P = decltype(p_constant)::value;
+      dg::EulerDG<P, double, euler::Flux::hllc, test::FixedState> solver(mesh, gamma_air, test::FixedState{},
+                                                                        dg::Strategy::colored);
+      solver.project(quadratic_state);
+      c = solver.solution();
+    };
+    if (order == 1) solve(std::integral_constant<int, 1>{});
+    if (order == 2) solve(std::integral_constant<int, 2>{});
+    if (order == 3) solve(std::integral_constant<int, 3>{});
+    const output::SampledSolution sampled = output::sample_solution(mesh, order, gamma_air, c, {}, 0.25);
+    const std::string path = folder + "/p" + std::to_string(order) + ".vtu";
+    output::write_vtu(path, sampled);
+    const auto grid = read_vtu(path);
+    ASSERT_EQ(grid->GetNumberOfCells(), mesh.num_elements()) << "p = " << order;
+    const int per_cell = order <= 1 ? 3 : (order + 1) * (order + 2) / 2;
+    ASSERT_EQ(grid->GetNumberOfPoints(), vtkIdType(mesh.num_elements()) * per_cell);
+    EXPECT_EQ(grid->GetCellType(0), order <= 1 ? VTK_TRIANGLE : VTK_LAGRANGE_TRIANGLE);
+    vtkDataArray* density = grid->GetPointData()->GetArray("density");
+    vtkDataArray* pressure = grid->GetPointData()->GetArray("pressure");
+    vtkDataArray* velocity = grid->GetPointData()->GetArray("velocity");
+    ASSERT_NE(density, nullptr);
+    ASSERT_NE(pressure, nullptr);
+    ASSERT_NE(velocity, nullptr);
+    ASSERT_NE(grid->GetPointData()->GetArray("mach"), nullptr);
+    ASSERT_NE(grid->GetPointData()->GetArray("entropy"), nullptr);
+    EXPECT_EQ(velocity->GetNumberOfComponents(), 3);
+    double worst = 0;
+    for (vtkIdType i = 0; i < grid->GetNumberOfPoints(); ++i) {
+      double point[3];
+      grid->GetPoint(i, point);
+      double u[euler::num_vars];
+      quadratic_state(point[0], point[1], u);
+      if (order >= 2) {  // the projection is exact: the file holds the state itself at its nodes
+        worst = std::max(worst, std::abs(density->GetTuple1(i) - u[euler::density]));
+        worst = std::max(worst, std::abs(pressure->GetTuple1(i) - euler::pressure(u, gamma_air)));
+        worst = std::max(worst, std::abs(velocity->GetComponent(i, 1) - u[euler::momentum_y] / u[euler::density]));
+      }
+      EXPECT_EQ(density->GetTuple1(i), sampled.density[i]);  // what was sampled is what is read
+    }
+    EXPECT_LT(worst, 1e-12) << "p = " << order;
+    // Cell fields: the element's number in the mesh file, and no limiting.
+    vtkDataArray* id = grid->GetCellData()->GetArray("element_id");
+    ASSERT_NE(id, nullptr);
+    for (index_t e = 0; e < mesh.num_elements(); ++e) EXPECT_EQ(id->GetTuple1(e), double(mesh.element_tag[e]));
+    ASSERT_NE(grid->GetCellData()->GetArray("limited"), nullptr);
+  }
+}
+
+TEST(Output, PvdListsEveryOutputWithItsTime) {
+  const std::string folder = temporary_folder("kempe_pvd_test");
+  output::PvdCollection pvd(folder + "/run.pvd");
+  pvd.add(0, "run_0000.vtu");
+  pvd.add(0.5, "run_0001.vtu");
+  std::ifstream in(folder + "/run.pvd");
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_THAT(text.str(), HasSubstr("<DataSet timestep=\"0\" group=\"\" part=\"0\" file=\"run_0000.vtu\"/>"));
+  EXPECT_THAT(text.str(), HasSubstr("<DataSet timestep=\"0.5\" group=\"\" part=\"0\" file=\"run_0001.vtu\"/>"));
+  EXPECT_FALSE(std::filesystem::exists(folder + "/run.pvd.tmp"));
+}
+
+TEST(Output, FailedWriteNamesTheFileAndKeepsTheOldOne) {
+  const Mesh mesh = test::solver_mesh(2, 1.0, 0.0);
+  std::vector<double> c(std::size_t(euler::num_vars) * 3 * mesh.num_elements(), 0.0);
+  for (index_t e = 0; e < mesh.num_elements(); ++e) {
+    c[std::size_t(euler::density) * 3 * mesh.num_elements() + e] = std::sqrt(2.0);  // mode 0 is 1 / sqrt(2)
+    c[std::size_t(euler::energy) * 3 * mesh.num_elements() + e] = 2.5 * std::sqrt(2.0);
+  }
+  const output::SampledSolution sampled = output::sample_solution(mesh, 1, gamma_air, c, {}, 0);
+  const std::string folder = temporary_folder("kempe_failed_write_test");
+  const std::string path = folder + "/old.vtu";
+  output::write_vtu(path, sampled);
+  const auto old_size = std::filesystem::file_size(path);
+  std::filesystem::create_directory(path + ".tmp");  // the temporary name cannot be opened as a file
+  try {
+    output::write_vtu(path, sampled);
+    ADD_FAILURE() << "writing over a blocked temporary file succeeded";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr(path + ": cannot write"));
+  }
+  EXPECT_EQ(std::filesystem::file_size(path), old_size);
+  EXPECT_EQ(read_vtu(path)->GetNumberOfCells(), mesh.num_elements());
+  try {
+    output::write_vtu(folder + "/no/such/folder/x.vtu", sampled);
+    ADD_FAILURE() << "writing into a missing folder succeeded";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("no/such/folder/x.vtu: cannot write"));
+  }
+}
+
+TEST(Output, SampleRejectsTheWrongNumberOfCoefficients) {
+  const Mesh mesh = test::solver_mesh(2, 1.0, 0.0);
+  EXPECT_THROW(output::sample_solution(mesh, 2, gamma_air, std::vector<double>(7), {}, 0), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace kempe
