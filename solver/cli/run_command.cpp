@@ -19,6 +19,7 @@
 #include "kernels/registry.hpp"
 #include "mesh/load.hpp"
 #include "solver/case_file.hpp"
+#include "solver/case_schema.hpp"
 #include "solver/case_setup.hpp"
 #include "solver/cli/commands.hpp"
 #include "solver/output.hpp"
@@ -250,12 +251,21 @@ void run_case(const RunOptions& o) {
 void add_run_command(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand("run", "run a case file (YAML): mesh, coloring, solver, time loop");
-  cmd->add_option("CASE", o->case_file, "the case file (.yaml)")->required();
+  cmd->add_option("CASE", o->case_file, "the case file (.yaml)");
   cmd->add_option("--set", o->overrides, "KEY=VALUE: replace a value of the file (repeatable), e.g. --set solver.order=2");
   cmd->add_option("--output", o->output, "output folder (default: the case's output.directory)");
   cmd->add_option("--backend", o->backend, "cpu, cuda or auto (the GPU when one is present); same as --set solver.backend=");
   cmd->add_flag("--quiet", o->quiet, "print nothing but errors");
-  cmd->callback([o] { run_case(*o); });
+  auto help_config = std::make_shared<bool>(false);
+  cmd->add_flag("--help-config", *help_config, "print every case-file key: type, default, allowed values, description");
+  cmd->callback([o, help_config] {
+    if (*help_config) {
+      std::fputs(cases::reference_text().c_str(), stdout);
+      return;
+    }
+    if (o->case_file.empty()) throw CLI::RequiredError("CASE");
+    run_case(*o);
+  });
 }
 
 }  // namespace kempe::cli

@@ -146,6 +146,8 @@ if contains "$help" "case"; then
   expect_fail "run unknown backend" "--set solver.backend: unknown value 'gpu'; did you mean 'cpu'?" "$kempe" run \
     "$source_dir/cases/double_mach.yaml" --backend gpu
   expect_fail "run missing case" "none.yaml: cannot open the case file" "$kempe" run "$work/none.yaml"
+  expect_fail "run without a case" "CASE is required" "$kempe" run
+  check "run --help-config prints the keys" contains "$("$kempe" run --help-config)" "solver.flux"
 fi
 
 echo "cli: $passed passed, $failed failed"
