@@ -4,6 +4,11 @@
 
 namespace kempe::cli {
 
+/// Ends the command with this exit status after it has said why (a run stopped by a signal: 128 + signal).
+struct ExitRequest {
+  int code;
+};
+
 /// `kempe mesh info|convert|generate`.
 void add_mesh_commands(CLI::App& app);
 

@@ -29,6 +29,9 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const kempe::cli::ExitRequest& request) {
+    std::fflush(stdout);
+    return request.code;
   } catch (const std::exception& e) {
     std::fflush(stdout);
     std::cerr << "kempe: error: " << e.what() << "\n";

@@ -3,6 +3,8 @@
 // and a summary. The resolved configuration is echoed and saved in the output folder.
 #include <unistd.h>
 
+#include <csignal>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -22,6 +24,7 @@
 #include "solver/case_schema.hpp"
 #include "solver/case_setup.hpp"
 #include "solver/cli/commands.hpp"
+#include "solver/checkpoint.hpp"
 #include "solver/output.hpp"
 #include "solver/simulation.hpp"
 #if KEMPE_HAVE_VTK
@@ -38,7 +41,33 @@ struct RunOptions {
   std::vector<std::string> overrides;
   std::string output;
   std::string backend;
+  std::string resume;
+  long stop_after = 0;  // stop as on SIGINT after this many steps in all (0: never); for testing --resume
   bool quiet = false;
+};
+
+/// The signal that asked the run to stop (SIGINT, SIGTERM), 0 while none did.
+volatile std::sig_atomic_t stop_signal = 0;
+extern "C" void request_stop(int signal) { stop_signal = signal; }
+
+/// Catches SIGINT and SIGTERM for the time loop (a checkpoint is written before stopping), then restores them.
+class StopSignals {
+ public:
+  StopSignals() {
+    stop_signal = 0;
+    previous_int_ = std::signal(SIGINT, request_stop);
+    previous_term_ = std::signal(SIGTERM, request_stop);
+  }
+  ~StopSignals() {
+    std::signal(SIGINT, previous_int_);
+    std::signal(SIGTERM, previous_term_);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  void (*previous_int_)(int);
+  void (*previous_term_)(int);
 };
 
 /// Writes the solution at each output time: STEM_NNNN.vtu and the STEM.pvd collection in the output folder.
@@ -51,40 +80,50 @@ class OutputSeries {
 #endif
   {
   }
-  void write(const Mesh& mesh, sim::Simulation& simulation) {
+  /// Writes the simulation's present state as the next output; returns its path (empty without VTK).
+  std::string write(const Mesh& mesh, sim::Simulation& simulation) {
 #if KEMPE_HAVE_VTK
     char name[64];
-    std::snprintf(name, sizeof name, "_%04d.vtu", count_++);
+    std::snprintf(name, sizeof name, "_%04d.vtu", static_cast<int>(outputs_.size()));
     const std::string file = stem_ + name;
     const output::SampledSolution sampled =
         output::sample_solution(mesh, simulation.options().order, simulation.options().gamma, simulation.solution(),
                                 simulation.limited_cells(), simulation.time());
     output::write_vtu(folder_ + "/" + file, sampled);
+    outputs_.emplace_back(simulation.time(), file);
     collection_.add(simulation.time(), file);
-    last_ = folder_ + "/" + file;
+    return folder_ + "/" + file;
 #else
     (void)mesh;
     (void)simulation;
     if (!warned_ && !quiet_) std::printf("# note: this build has no VTK (run scripts/setup): no output files written\n");
     warned_ = true;
+    return {};
 #endif
   }
+  /// The outputs a checkpoint recorded: the collection lists them again and numbering goes on after them.
+  void restore(const std::vector<std::pair<double, std::string>>& outputs) {
+#if KEMPE_HAVE_VTK
+    for (const auto& [time, file] : outputs) collection_.add(time, file);
+#endif
+    outputs_ = outputs;
+  }
+  const std::vector<std::pair<double, std::string>>& outputs() const { return outputs_; }
   /// The collection file, empty when nothing was written.
   std::string collection() const {
 #if KEMPE_HAVE_VTK
-    return count_ > 0 ? collection_.path() : std::string();
+    return outputs_.empty() ? std::string() : collection_.path();
 #else
     return {};
 #endif
   }
-  int count() const { return count_; }
+  int count() const { return static_cast<int>(outputs_.size()); }
 
  private:
   std::string folder_, stem_;
   bool quiet_;
-  int count_ = 0;
   bool warned_ = false;
-  std::string last_;
+  std::vector<std::pair<double, std::string>> outputs_;
 #if KEMPE_HAVE_VTK
   output::PvdCollection collection_;
 #endif
@@ -141,14 +180,15 @@ class Progress {
   Progress(bool quiet, double start, double end, std::int64_t dofs, int stages)
       : quiet_(quiet), terminal_(isatty(STDOUT_FILENO) != 0), start_(start), end_(end), dofs_(dofs),
         stages_(stages), t0_(Clock::now()) {}
-  void update(long steps, double time, double dt, bool force = false) {
+  /// `steps` in all (shown); `steps_here` since this process started (for the rate).
+  void update(long steps, long steps_here, double time, double dt, bool force = false) {
     if (quiet_) return;
     const double wall = seconds_since(t0_);
     if (!force && wall - last_ < (terminal_ ? 0.25 : 10.0)) return;
     last_ = wall;
     const double done = end_ > start_ ? (time - start_) / (end_ - start_) : 1;
     const double eta = done > 0 ? wall * (1 - done) / done : 0;
-    const double rate = wall > 0 ? double(dofs_) * double(stages_) * double(steps) / wall : 0;
+    const double rate = wall > 0 ? double(dofs_) * double(stages_) * double(steps_here) / wall : 0;
     std::printf("%sstep %ld  t = %.6g  dt = %.3e  %5.1f%%  ETA %s  %.3g DOF/s%s", terminal_ ? "\r" : "", steps, time,
                 dt, 100 * done, format_duration(eta).c_str(), rate, terminal_ ? "   " : "\n");
     std::fflush(stdout);
@@ -217,25 +257,95 @@ void run_case(const RunOptions& o) {
   const double cfl = c.real("time.cfl"), fixed_dt = c.real("time.dt"), end = c.real("time.end");
   const int stages = sim::stages_per_step(integrator);
   OutputSeries series(folder, stem, o.quiet);
-  series.write(mesh, *simulation);
-  Progress progress(o.quiet, simulation->time(), end, simulation->dofs(), stages);
+  const std::string checkpoint_path = folder + "/" + stem + ".kcheck";
   long steps = 0;
+  auto checkpoint = [&] {
+    output::Checkpoint k;
+    k.order = options.order;
+    k.precision = sim::precision_name(options.precision);
+    k.mesh_fingerprint = output::mesh_fingerprint(mesh);
+    k.num_elements = mesh.num_elements();
+    k.time = simulation->time();
+    k.steps = steps;
+    k.outputs = series.outputs();
+    k.solution = simulation->solution();
+    output::write_checkpoint(checkpoint_path, k);
+  };
+  if (!o.resume.empty()) {
+    const output::Checkpoint k = output::read_checkpoint(o.resume);
+    auto refuse = [&](const std::string& what) {
+      throw std::invalid_argument(o.resume + ": cannot resume this case from the checkpoint: " + what);
+    };
+    if (k.order != options.order)
+      refuse("it holds order " + std::to_string(k.order) + ", the case has solver.order " + std::to_string(options.order));
+    if (k.precision != sim::precision_name(options.precision))
+      refuse("it holds precision " + k.precision + ", the case has solver.precision " + sim::precision_name(options.precision));
+    if (k.num_elements != mesh.num_elements() || k.mesh_fingerprint != output::mesh_fingerprint(mesh))
+      refuse("it was written on another mesh or numbering (" + std::to_string(k.num_elements) + " elements; the case's mesh has " +
+             std::to_string(mesh.num_elements()) + "; same mesh file, mesh.size, mesh.coloring, mesh.seed and mesh.ordering needed)");
+    if (k.time > end) refuse("its time " + std::to_string(k.time) + " is past time.end " + std::to_string(end));
+    simulation->restore(k.solution, k.time);
+    steps = static_cast<long>(k.steps);
+    series.restore(k.outputs);
+    if (!o.quiet) std::printf("# resumed from %s at t = %.6g, step %ld\n", o.resume.c_str(), k.time, steps);
+  } else {
+    series.write(mesh, *simulation);
+  }
+  const long steps_at_start = steps;
+  const double checkpoint_interval = c.real("checkpoint.interval");
+  // Checkpoints do not cut steps (so that a run gives the same steps with or without them): one is written after
+  // the first step that reaches each multiple of the interval.
+  auto next_checkpoint_after = [&](double t) {
+    return checkpoint_interval > 0 ? (std::floor(t / checkpoint_interval) + 1) * checkpoint_interval : HUGE_VAL;
+  };
+  double next_checkpoint = next_checkpoint_after(simulation->time());
+  Progress progress(o.quiet, simulation->time(), end, simulation->dofs(), stages);
   int chunk = 1;  // steps between progress updates, grown so that each chunk takes about 0.1 s
+  const StopSignals signals;
   const Clock::time_point solve_start = Clock::now();
   for (const double next : output_times(c)) {
+    if (next <= simulation->time()) continue;  // written before the checkpoint we resumed from
     while (simulation->time() < next) {
       const Clock::time_point t0 = Clock::now();
-      steps += simulation->advance(next, integrator, cfl, fixed_dt, chunk);
+      int allowed = chunk;
+      if (o.stop_after > 0) allowed = static_cast<int>(std::min<long>(chunk, std::max<long>(o.stop_after - steps, 0)));
+      try {
+        steps += simulation->advance(next, integrator, cfl, fixed_dt, allowed);
+      } catch (const std::runtime_error& e) {
+        if (std::string(e.what()).find("non-physical state") == std::string::npos) throw;
+        // The solver left the state of the last good step: keep it for inspection, then stop.
+        progress.finish();
+        const std::string last = series.write(mesh, *simulation);
+        checkpoint();
+        throw std::runtime_error(std::string(e.what()) + "; the last good state (t = " + std::to_string(simulation->time()) +
+                                 ") is in " + (last.empty() ? std::string() : last + " and ") + checkpoint_path);
+      }
       if (seconds_since(t0) < 0.1 && chunk < (1 << 20)) chunk *= 2;
-      progress.update(steps, simulation->time(), simulation->last_dt());
+      progress.update(steps, steps - steps_at_start, simulation->time(), simulation->last_dt());
+      if (simulation->time() >= next_checkpoint) {
+        checkpoint();
+        next_checkpoint = next_checkpoint_after(simulation->time());
+      }
+      const bool asked = stop_signal != 0 || (o.stop_after > 0 && steps >= o.stop_after);
+      if (asked && simulation->time() < end) {
+        progress.finish();
+        checkpoint();
+        const int code = stop_signal != 0 ? 128 + stop_signal : 130;
+        std::fprintf(stderr,
+                     "kempe: stopped at t = %.6g after %ld steps (%s); to continue, run the same command with "
+                     "--resume %s\n",
+                     simulation->time(), steps, stop_signal == SIGTERM ? "SIGTERM" : stop_signal ? "SIGINT" : "--stop-after",
+                    checkpoint_path.c_str());
+        throw ExitRequest(code);
+      }
     }
     series.write(mesh, *simulation);
   }
   const double solve_seconds = seconds_since(solve_start);
-  progress.update(steps, simulation->time(), simulation->last_dt(), true);
+  progress.update(steps, steps - steps_at_start, simulation->time(), simulation->last_dt(), true);
   progress.finish();
   if (!o.quiet) {
-    const double updates = double(simulation->dofs()) * stages * double(steps);
+    const double updates = double(simulation->dofs()) * stages * double(steps - steps_at_start);
     std::printf("# done: t = %.6g after %ld steps; solve %s, total %s; %.3g DOF updates per second (per stage)\n",
                 simulation->time(), steps, format_duration(solve_seconds).c_str(),
                 format_duration(seconds_since(started)).c_str(), solve_seconds > 0 ? updates / solve_seconds : 0.0);
@@ -255,6 +365,9 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--set", o->overrides, "KEY=VALUE: replace a value of the file (repeatable), e.g. --set solver.order=2");
   cmd->add_option("--output", o->output, "output folder (default: the case's output.directory)");
   cmd->add_option("--backend", o->backend, "cpu, cuda or auto (the GPU when one is present); same as --set solver.backend=");
+  cmd->add_option("--resume", o->resume, "continue from a checkpoint (OUTPUT/CASE.kcheck) of the same case, bit for bit");
+  cmd->add_option("--stop-after", o->stop_after, "stop after this many steps in all, as on SIGINT (a checkpoint is written)")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--quiet", o->quiet, "print nothing but errors");
   auto help_config = std::make_shared<bool>(false);
   cmd->add_flag("--help-config", *help_config, "print every case-file key: type, default, allowed values, description");

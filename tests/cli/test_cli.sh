@@ -140,9 +140,41 @@ if contains "$help" "case"; then
   fi
   check "run --quiet prints nothing" test -z "$("$kempe" run "$source_dir/cases/double_mach.yaml" --set mesh.size=0.1 \
     --set time.end=0.001 --output "$work/run" --quiet)"
+  # Resume: stopped after 5 steps and resumed, the run writes the same files, byte for byte.
+  short=(--set mesh.size=0.1 --set time.end=0.004 --set output.interval=0.002)
+  "$kempe" run "$source_dir/cases/double_mach.yaml" "${short[@]}" --output "$work/whole" --quiet
+  "$kempe" run "$source_dir/cases/double_mach.yaml" "${short[@]}" --output "$work/parts" --quiet --stop-after 5
+  check "stop-after exits 130" test $? -eq 130
+  check "stop-after writes a checkpoint" test -s "$work/parts/double_mach.kcheck"
+  "$kempe" run "$source_dir/cases/double_mach.yaml" "${short[@]}" --output "$work/parts" --quiet \
+    --resume "$work/parts/double_mach.kcheck"
+  if contains "$run_out" "ParaView"; then
+    for f in double_mach_0001.vtu double_mach_0002.vtu double_mach.pvd; do
+      check "resume equals the whole run: $f" cmp -s "$work/whole/$f" "$work/parts/$f"
+    done
+  fi
+  expect_fail "resume refuses another order" "cannot resume this case from the checkpoint: it holds order 1, the case has solver.order 2" \
+    "$kempe" run "$source_dir/cases/double_mach.yaml" "${short[@]}" --output "$work/other" --set solver.order=2 \
+    --resume "$work/parts/double_mach.kcheck"
+  expect_fail "resume refuses another mesh" "it was written on another mesh" "$kempe" run \
+    "$source_dir/cases/double_mach.yaml" "${short[@]}" --output "$work/other" --set mesh.size=0.2 \
+    --resume "$work/parts/double_mach.kcheck"
+  head -c 100 "$work/parts/double_mach.kcheck" >"$work/cut.kcheck"
+  expect_fail "resume refuses a damaged checkpoint" "cut.kcheck: the checkpoint's checksum does not match" "$kempe" run \
+    "$source_dir/cases/double_mach.yaml" "${short[@]}" --output "$work/other" --resume "$work/cut.kcheck"
+  # SIGINT: the run writes a checkpoint and exits 130.
+  "$kempe" run "$source_dir/cases/double_mach.yaml" --set mesh.size=0.05 --output "$work/signal" --quiet &
+  pid=$!
+  for _ in $(seq 100); do [[ -f $work/signal/double_mach.resolved.yaml && -n $(ls "$work/signal" | grep -E '_0000.vtu|kcheck' || true) ]] && break; sleep 0.1; done
+  sleep 1
+  kill -INT "$pid"
+  wait "$pid"
+  check "SIGINT exits 130" test $? -eq 130
+  check "SIGINT writes a checkpoint" test -s "$work/signal/double_mach.kcheck"
   expect_fail "run stops at a non-physical state" "non-physical state at t = " "$kempe" run \
     "$source_dir/cases/double_mach.yaml" --set mesh.size=0.1 --set time.dt=0.01 --set solver.positivity=0 \
     --set solver.limiter=none --output "$work/run" --quiet
+  check "a non-physical stop keeps the last good state" test -s "$work/run/double_mach.kcheck"
   expect_fail "run unknown backend" "--set solver.backend: unknown value 'gpu'; did you mean 'cpu'?" "$kempe" run \
     "$source_dir/cases/double_mach.yaml" --backend gpu
   expect_fail "run missing case" "none.yaml: cannot open the case file" "$kempe" run "$work/none.yaml"

@@ -1,0 +1,90 @@
+// Checkpoint files: a round trip keeps every bit, and every kind of bad file is refused with its name and why.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+
+#include "solver/checkpoint.hpp"
+#include "structured_meshes.hpp"
+
+namespace kempe {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string message_of(const std::string& path) {
+  try {
+    output::read_checkpoint(path);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::vector<char> bytes_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_bytes(const std::string& path, const std::vector<char>& bytes) {
+  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+TEST(Checkpoint, RoundTripKeepsEveryBit) {
+  const std::string folder = (std::filesystem::temp_directory_path() / "kempe_checkpoint_test").string();
+  std::filesystem::create_directories(folder);
+  output::Checkpoint k;
+  k.order = 3;
+  k.precision = "float";
+  k.mesh_fingerprint = 0x0123456789abcdefull;
+  k.num_elements = 2;
+  k.time = 0.1 + 0.2;  // not a short decimal
+  k.steps = 1234567;
+  k.outputs = {{0.0, "a_0000.vtu"}, {0.05, "a_0001.vtu"}};
+  k.solution = {1.0, -0.0, std::numeric_limits<double>::denorm_min(), 1e300, std::nextafter(1.0, 2.0)};
+  const std::string path = folder + "/a.kcheck";
+  output::write_checkpoint(path, k);
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  const output::Checkpoint r = output::read_checkpoint(path);
+  EXPECT_EQ(r.order, 3);
+  EXPECT_EQ(r.precision, "float");
+  EXPECT_EQ(r.mesh_fingerprint, k.mesh_fingerprint);
+  EXPECT_EQ(r.num_elements, 2);
+  EXPECT_EQ(std::memcmp(&r.time, &k.time, sizeof(double)), 0);
+  EXPECT_EQ(r.steps, k.steps);
+  EXPECT_EQ(r.outputs, k.outputs);
+  ASSERT_EQ(r.solution.size(), k.solution.size());
+  EXPECT_EQ(std::memcmp(r.solution.data(), k.solution.data(), k.solution.size() * sizeof(double)), 0);
+
+  // Bad files: each refused with the file's name and what is wrong.
+  EXPECT_THAT(message_of(folder + "/none.kcheck"), HasSubstr("none.kcheck: cannot open the checkpoint"));
+  write_bytes(folder + "/text.kcheck", {'h', 'e', 'l', 'l', 'o'});
+  EXPECT_THAT(message_of(folder + "/text.kcheck"), HasSubstr("text.kcheck: not a Kempe checkpoint"));
+  std::vector<char> bytes = bytes_of(path);
+  std::vector<char> flipped = bytes;
+  flipped[flipped.size() / 2] ^= 1;
+  write_bytes(folder + "/flipped.kcheck", flipped);
+  EXPECT_THAT(message_of(folder + "/flipped.kcheck"), HasSubstr("flipped.kcheck: the checkpoint's checksum does not match"));
+  std::vector<char> newer = bytes;
+  newer[8] = 9;  // the format version follows the 8-byte magic
+  write_bytes(folder + "/newer.kcheck", newer);
+  EXPECT_THAT(message_of(folder + "/newer.kcheck"), HasSubstr("newer.kcheck: checkpoint format 9, this Kempe reads format 1"));
+  write_bytes(folder + "/short.kcheck", std::vector<char>(bytes.begin(), bytes.begin() + 10));
+  EXPECT_THAT(message_of(folder + "/short.kcheck"), HasSubstr("short.kcheck: the checkpoint is truncated"));
+  EXPECT_THROW(output::write_checkpoint(folder + "/no/such/folder/a.kcheck", k), std::runtime_error);
+}
+
+TEST(Checkpoint, FingerprintTellsMeshesApart) {
+  const Mesh a = build_mesh(test::square_grid(4, true));
+  const Mesh b = build_mesh(test::square_grid(5, true));
+  EXPECT_EQ(output::mesh_fingerprint(a), output::mesh_fingerprint(build_mesh(test::square_grid(4, true))));
+  EXPECT_NE(output::mesh_fingerprint(a), output::mesh_fingerprint(b));
+}
+
+}  // namespace
+}  // namespace kempe
