@@ -6,6 +6,7 @@
 #include <vtkCellType.h>
 #include <vtkDoubleArray.h>
 #include <vtkIdTypeArray.h>
+#include <vtkIntArray.h>
 #include <vtkNew.h>
 #include <vtkPointData.h>
 #include <vtkPoints.h>
@@ -42,6 +43,28 @@ void replace(const std::string& from, const std::string& to) {
     std::filesystem::remove(from, error);
     throw std::runtime_error(to + ": cannot write the output file (rename from " + from + " failed)");
   }
+}
+
+/// Writes the grid through a temporary file and a rename (binary, zlib-compressed).
+void write_grid(const std::string& path, vtkUnstructuredGrid* grid) {
+  const std::string temporary = path + ".tmp";
+  vtkNew<vtkXMLUnstructuredGridWriter> writer;
+  writer->SetFileName(temporary.c_str());
+  writer->SetInputData(grid);
+  writer->SetDataModeToAppended();
+  writer->EncodeAppendedDataOff();  // raw binary
+  writer->SetCompressorTypeToZLib();
+  // VTK would print its own report of a failed write to the terminal; ours names the file instead.
+  const int warnings = vtkObject::GetGlobalWarningDisplay();
+  vtkObject::SetGlobalWarningDisplay(0);
+  const int written = writer->Write();
+  vtkObject::SetGlobalWarningDisplay(warnings);
+  if (written != 1) {
+    std::error_code error;
+    std::filesystem::remove(temporary, error);
+    throw std::runtime_error(path + ": cannot write the VTK file (is the folder writable, is the disk full?)");
+  }
+  replace(temporary, path);
 }
 
 }  // namespace
@@ -104,24 +127,35 @@ void write_vtu(const std::string& path, const SampledSolution& solution) {
   time->InsertNextValue(solution.time);
   grid->GetFieldData()->AddArray(time);
 
-  const std::string temporary = path + ".tmp";
-  vtkNew<vtkXMLUnstructuredGridWriter> writer;
-  writer->SetFileName(temporary.c_str());
-  writer->SetInputData(grid);
-  writer->SetDataModeToAppended();
-  writer->EncodeAppendedDataOff();  // raw binary
-  writer->SetCompressorTypeToZLib();
-  // VTK would print its own report of a failed write to the terminal; ours names the file instead.
-  const int warnings = vtkObject::GetGlobalWarningDisplay();
-  vtkObject::SetGlobalWarningDisplay(0);
-  const int written = writer->Write();
-  vtkObject::SetGlobalWarningDisplay(warnings);
-  if (written != 1) {
-    std::error_code error;
-    std::filesystem::remove(temporary, error);
-    throw std::runtime_error(path + ": cannot write the VTK file (is the folder writable, is the disk full?)");
+  write_grid(path, grid);
+}
+
+void write_face_colors(const std::string& path, const Mesh& mesh) {
+  vtkNew<vtkUnstructuredGrid> grid;
+  vtkNew<vtkPoints> points;
+  points->SetDataTypeToDouble();
+  points->SetNumberOfPoints(mesh.num_nodes());
+  for (index_t i = 0; i < mesh.num_nodes(); ++i) points->SetPoint(i, mesh.x[i], mesh.y[i], mesh.z[i]);
+  grid->SetPoints(points);
+  grid->Allocate(mesh.num_faces());
+  vtkNew<vtkIntArray> color, boundary, face;
+  color->SetName("color");
+  boundary->SetName("boundary");
+  face->SetName("face");
+  for (index_t f = 0; f < mesh.num_faces(); ++f) {
+    const int n = mesh.face_num_vertices[f];
+    vtkIdType ids[max_face_vertices];
+    for (int k = 0; k < n; ++k) ids[k] = mesh.face_vertices[std::size_t(f) * max_face_vertices + k];
+    grid->InsertNextCell(n == 2 ? VTK_LINE : n == 3 ? VTK_TRIANGLE : VTK_QUAD, n, ids);
+    color->InsertNextValue(mesh.face_color.empty() ? -1 : mesh.face_color[f]);
+    boundary->InsertNextValue(mesh.face_boundary[f]);
+    face->InsertNextValue(f);
   }
-  replace(temporary, path);
+  grid->GetCellData()->AddArray(color);
+  grid->GetCellData()->AddArray(boundary);
+  grid->GetCellData()->AddArray(face);
+  grid->GetCellData()->SetActiveScalars("color");
+  write_grid(path, grid);
 }
 
 namespace {

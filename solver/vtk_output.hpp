@@ -15,6 +15,11 @@ namespace kempe::output {
 /// Writes `solution` to `path` (.vtu). Throws std::runtime_error naming the file when the write fails.
 void write_vtu(const std::string& path, const SampledSolution& solution);
 
+/// Writes the mesh's faces to `path` (.vtu) as lines (2D) or polygons (3D) with cell fields `color` (the face
+/// color, -1 where the mesh is not colored), `boundary` (the boundary group, -1 inside) and `face` (the face
+/// index), so that a coloring can be looked at in ParaView. Same failure behaviour as write_vtu.
+void write_face_colors(const std::string& path, const Mesh& mesh);
+
 /// The .pvd collection of a run: each output's time and file (relative to the .pvd's folder).
 class PvdCollection {
  public:

@@ -11,6 +11,9 @@
 #include "coloring/coloring.hpp"
 #include "coloring/reorder.hpp"
 #include "mesh/load.hpp"
+#if KEMPE_HAVE_VTK
+#include "solver/vtk_output.hpp"
+#endif
 #include "solver/cli/commands.hpp"
 
 namespace kempe::cli {
@@ -23,6 +26,7 @@ struct ColorOptions {
   std::uint64_t seed = 1;
   double size = 0;
   std::string save;
+  std::string vtk;
   bool json = false;
 };
 
@@ -50,6 +54,13 @@ void run_color(const ColorOptions& o) {
   if (!problem.empty()) throw std::logic_error("coloring invalid after reordering: " + problem);
   const OrderingMetrics metrics = ordering_metrics(mesh);
   if (!o.save.empty()) save_mesh(mesh, o.save);
+  if (!o.vtk.empty()) {
+#if KEMPE_HAVE_VTK
+    output::write_face_colors(o.vtk, mesh);
+#else
+    throw std::invalid_argument("--vtk " + o.vtk + ": this build has no VTK (run scripts/setup and rebuild)");
+#endif
+  }
   const std::vector<index_t> per_color = coloring.faces_per_color();
 
   if (o.json) {
@@ -98,6 +109,7 @@ void run_color(const ColorOptions& o) {
     std::cout << "note: " << coloring.num_colors << " colors, " << coloring.num_colors - coloring.target_colors
               << " more than the fewest possible (" << coloring.target_colors << ")\n";
   if (!o.save.empty()) std::cout << "wrote " << o.save << "\n";
+  if (!o.vtk.empty()) std::cout << "wrote " << o.vtk << " (the faces with their colors: open it in ParaView)\n";
 }
 
 }  // namespace
@@ -115,6 +127,7 @@ void add_color_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--size", o->size, "Element size when meshing a .geo file")->check(CLI::PositiveNumber);
   cmd->add_option("--save", o->save, "Write the colored and reordered mesh (.kmesh keeps colors and permutations)");
+  cmd->add_option("--vtk", o->vtk, "Write the faces with their colors to this .vtu file (ParaView)");
   cmd->add_flag("--json", o->json,
                 "Print one JSON object (keys elements, faces, colors, faces_per_color, valid, status, seconds, ...)");
   cmd->callback([o] { run_color(*o); });

@@ -91,6 +91,11 @@ check "color --save writes a mesh that loads" contains "$("$kempe" mesh info "$w
 ct=$("$kempe" color "$work/r.kmesh" --algorithm greedy --order rcm)
 check "color text row" contains "$ct" "faces per color"
 check "color text names the order" contains "$ct" "order rcm"
+if "$kempe" color "$work/r.kmesh" --vtk "$work/colors.vtu" >/dev/null 2>&1; then
+  check "color --vtk writes the faces" grep -q 'Name="color"' "$work/colors.vtu"
+else
+  check "color --vtk without VTK says so" contains "$("$kempe" color "$work/r.kmesh" --vtk "$work/colors.vtu" 2>&1)" "this build has no VTK"
+fi
 expect_fail "unknown algorithm" "known: kempe" "$kempe" color "$work/r.kmesh" --algorithm kemp
 expect_fail "unknown order" "unknown ordering 'rcn'" "$kempe" color "$work/r.kmesh" --order rcn
 
