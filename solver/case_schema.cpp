@@ -27,7 +27,12 @@ std::vector<std::string_view> flux_names() { return names_of(euler::fluxes); }
 std::vector<std::string_view> limiter_names() { return names_of(dg::limiters); }
 std::vector<std::string_view> strategy_names() { return names_of(dg::strategies); }
 std::vector<std::string_view> integrator_names() { return names_of(dg::integrators); }
-std::vector<std::string_view> condition_names() { return names_of(bc::kinds); }
+/// The kernels' conditions, and `periodic` (set up on the mesh: the group's faces become interior faces).
+std::vector<std::string_view> condition_names() {
+  std::vector<std::string_view> names = names_of(bc::kinds);
+  names.push_back("periodic");
+  return names;
+}
 std::vector<std::string_view> function_names() { return names_of(bc::state_functions); }
 std::vector<std::string_view> coloring_names() { return names_of(coloring_algorithms()); }
 std::vector<std::string_view> ordering_names() { return names_of(orderings()); }
@@ -70,6 +75,10 @@ const std::vector<Setting> table = {
      nullptr, -huge, huge, true, 4},
     {"boundaries.*.function", T::choice, "", "the named function of (x, y, t) of a `function` group", function_names,
      -huge, huge, true},
+    {"boundaries.*.partner", T::text, "",
+     "for `periodic`: the group this one is joined to (also `periodic`); the faces are matched by the translation "
+     "between the two groups' centres",
+     nullptr, -huge, huge, true},
     {"solver.order", T::integer, "1", "polynomial order p", nullptr, 0, 5},
     {"solver.flux", T::choice, "hllc", "numerical flux (approximate Riemann solver)", flux_names},
     {"solver.limiter", T::choice, "none", "slope limiter", limiter_names},
@@ -87,6 +96,10 @@ const std::vector<Setting> table = {
     {"time.integrator", T::choice, "ssprk3", "Runge-Kutta method", integrator_names},
     {"output.directory", T::text, "output/{case}", "where output goes ({case}: the case file's name without .yaml)"},
     {"output.interval", T::real, "0", "time between outputs (0: the initial and the final state only)", nullptr, 0, huge},
+    {"output.entropy_reference", T::real_list, "",
+     "a reference state [density, velocity x, velocity y, pressure]: print the L2 entropy error against it at every "
+     "output (smooth subsonic flows; the isentropic vortex's is [1, 1, 1, 1])",
+     nullptr, -huge, huge, true, 4},
     {"checkpoint.interval", T::real, "0", "time between checkpoints (0: none, except on a signal or a failure)",
      nullptr, 0, huge},
 };

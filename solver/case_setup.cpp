@@ -12,6 +12,7 @@
 
 #include "kernels/euler.hpp"
 #include "kernels/registry.hpp"
+#include "mesh/periodic.hpp"
 
 namespace kempe::cases {
 namespace {
@@ -50,6 +51,50 @@ std::string mesh_path(const CaseFile& c) {
   return (std::filesystem::path(c.source()).parent_path() / file).lexically_normal().string();
 }
 
+void apply_periodic(const CaseFile& c, Mesh& mesh) {
+  std::vector<std::string> joined;
+  for (const std::string& group : c.boundary_groups()) {
+    const std::string prefix = "boundaries." + group;
+    if (c.text(prefix + ".condition") != "periodic") continue;
+    if (!c.has(prefix + ".partner"))
+      throw std::invalid_argument(place(c, prefix + ".condition", prefix) +
+                                  "a periodic group needs its partner: add " + prefix + ".partner");
+    const std::string partner = c.text(prefix + ".partner");
+    const std::string partner_key = "boundaries." + partner + ".condition";
+    if (partner == group || !c.has(partner_key) || c.text(partner_key) != "periodic" ||
+        !c.has("boundaries." + partner + ".partner") || c.text("boundaries." + partner + ".partner") != group)
+      throw std::invalid_argument(place(c, prefix + ".partner", prefix + ".partner") + "the partner '" + partner +
+                                  "' must be another group with condition periodic and partner " + group);
+    if (std::find(joined.begin(), joined.end(), group) != joined.end()) continue;  // joined from the other side
+    // The translation from this group to its partner: the difference of their face centres.
+    std::array<std::array<double, 3>, 2> centre{};
+    std::array<index_t, 2> count{};
+    for (index_t f = 0; f < mesh.num_faces(); ++f) {
+      if (mesh.face_right[f] != no_element || mesh.face_boundary[f] < 0) continue;
+      const std::string& name = mesh.boundary_names[mesh.face_boundary[f]];
+      const int side = name == group ? 0 : name == partner ? 1 : -1;
+      if (side < 0) continue;
+      const int n = mesh.face_num_vertices[f];
+      for (int k = 0; k < n; ++k) {
+        const index_t v = mesh.face_vertices[std::size_t(f) * max_face_vertices + k];
+        centre[side][0] += mesh.x[v] / n;
+        centre[side][1] += mesh.y[v] / n;
+        centre[side][2] += mesh.z[v] / n;
+      }
+      ++count[side];
+    }
+    std::array<double, 3> shift{};
+    for (int d = 0; d < 3; ++d)
+      shift[d] = (count[1] ? centre[1][d] / count[1] : 0) - (count[0] ? centre[0][d] / count[0] : 0);
+    try {
+      make_periodic(mesh, group, partner, shift);
+    } catch (const MeshError& e) {
+      throw std::invalid_argument(place(c, prefix + ".partner", prefix + ".partner") + e.what());
+    }
+    joined.push_back(partner);
+  }
+}
+
 void check_boundaries(const CaseFile& c, const Mesh& mesh) {
   const std::vector<bool> used = groups_with_faces(mesh);
   const std::vector<std::string> assigned = c.boundary_groups();
@@ -80,7 +125,7 @@ BoundaryTable boundary_table(const CaseFile& c, const Mesh& mesh) {
     bc::Kind kind = bc::Kind::wall;
     bc::StateFunction function = bc::StateFunction::double_mach;
     double u[euler::num_vars] = {1, 0, 0, 1 / (gamma - 1)};  // unused by walls, outflows and functions
-    if (used[g] || c.has(prefix + ".condition")) {
+    if (used[g] || (c.has(prefix + ".condition") && c.text(prefix + ".condition") != "periodic")) {
       kind = bc::kind_from_name(c.text(prefix + ".condition"));
       if (c.has(prefix + ".function")) function = bc::state_function_from_name(c.text(prefix + ".function"));
       if (c.has(prefix + ".state")) {

@@ -15,6 +15,11 @@ namespace kempe::cases {
 /// mesh.file, relative to the case file's folder unless absolute.
 std::string mesh_path(const CaseFile& c);
 
+/// Joins every pair of groups whose condition is `periodic` (each names the other as `partner`) with
+/// make_periodic, the translation taken between the two groups' face centres. Call before check_boundaries and
+/// before coloring. std::invalid_argument naming the key for a missing or wrong partner.
+void apply_periodic(const CaseFile& c, Mesh& mesh);
+
 /// Throws std::invalid_argument when a boundary group of the mesh (one that has boundary faces) has no condition
 /// in the case, or when the case assigns a group the mesh lacks; the message names the case file (and line), the
 /// mesh, the group, the closest mesh group and the mesh's groups.

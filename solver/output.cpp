@@ -1,11 +1,13 @@
 // Sampling the solution for output (output.hpp).
 #include "solver/output.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
 #include "kernels/basis.hpp"
 #include "kernels/euler.hpp"
+#include "kernels/quadrature.hpp"
 #include "kernels/triangle.hpp"
 
 namespace kempe::output {
@@ -85,6 +87,32 @@ SampledSolution sample_solution(const Mesh& mesh, int order, double gamma, const
     }
   }
   return out;
+}
+
+double entropy_error(const Mesh& mesh, int order, double gamma, const std::vector<double>& c, double rho_ref,
+                     double p_ref) {
+  const index_t k = mesh.num_elements();
+  const int modes = basis::num_modes(order);
+  if (c.size() != std::size_t(euler::num_vars) * modes * k)
+    throw std::invalid_argument("entropy_error: " + std::to_string(c.size()) + " coefficients for " +
+                                std::to_string(k) + " elements of order " + std::to_string(order));
+  const quad::Rule rule = quad::triangle_rule(std::min(2 * order + 2, quad::max_triangle_degree));
+  std::vector<double> phi(std::size_t(rule.size()) * modes);
+  for (int q = 0; q < rule.size(); ++q)
+    for (int m = 0; m < modes; ++m) phi[std::size_t(q) * modes + m] = basis::mode(m, rule.r[q], rule.s[q]);
+  double sum = 0, area = 0;
+  for (index_t e = 0; e < k; ++e) {
+    const double jacobian = mesh.volume[e] / 2;  // the reference triangle's area is 2
+    for (int q = 0; q < rule.size(); ++q) {
+      double u[euler::num_vars] = {};
+      for (int var = 0; var < euler::num_vars; ++var)
+        for (int m = 0; m < modes; ++m) u[var] += c[(std::size_t(var) * modes + m) * k + e] * phi[std::size_t(q) * modes + m];
+      const double d = euler::pressure(u, gamma) / p_ref * std::pow(rho_ref / u[euler::density], gamma) - 1;
+      sum += rule.w[q] * jacobian * d * d;
+      area += rule.w[q] * jacobian;
+    }
+  }
+  return std::sqrt(sum / area);
 }
 
 }  // namespace kempe::output

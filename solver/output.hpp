@@ -38,4 +38,10 @@ struct SampledSolution {
 SampledSolution sample_solution(const Mesh& mesh, int order, double gamma, const std::vector<double>& c,
                                 const std::vector<std::uint8_t>& limited, double time);
 
+/// The L2 entropy error against a reference state (the High-Order CFD Workshop's measure for smooth subsonic
+/// flows): sqrt( integral over the mesh of ((p / p_ref) (rho_ref / rho)^gamma - 1)^2 / area ), with a
+/// quadrature rule exact for degree 2p + 2 on each element.
+double entropy_error(const Mesh& mesh, int order, double gamma, const std::vector<double>& c, double rho_ref,
+                     double p_ref);
+
 }  // namespace kempe::output

@@ -31,7 +31,8 @@ void add_case_command(CLI::App& app) {
     if (*no_mesh) return;
     LoadOptions options;
     options.mesh_size = c.real("mesh.size");
-    const Mesh mesh = load_mesh(cases::mesh_path(c), options);
+    Mesh mesh = load_mesh(cases::mesh_path(c), options);
+    if (mesh.color_begin.size() < 2) cases::apply_periodic(c, mesh);
     cases::check_boundaries(c, mesh);
     std::printf("# mesh %s: %d elements, %d faces; every boundary group has a condition\n", mesh.source.c_str(),
                 int(mesh.num_elements()), int(mesh.num_faces()));

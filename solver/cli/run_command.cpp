@@ -226,6 +226,7 @@ void run_case(const RunOptions& o) {
   LoadOptions load;
   load.mesh_size = c.real("mesh.size");
   Mesh mesh = load_mesh(cases::mesh_path(c), load);
+  if (mesh.color_begin.size() < 2) cases::apply_periodic(c, mesh);
   cases::check_boundaries(c, mesh);
   if (mesh.color_begin.size() < 2) {  // a .kmesh saved by `kempe color --save` is colored and ordered already
     ColoringOptions coloring_options;
@@ -257,6 +258,21 @@ void run_case(const RunOptions& o) {
   const double cfl = c.real("time.cfl"), fixed_dt = c.real("time.dt"), end = c.real("time.end");
   const int stages = sim::stages_per_step(integrator);
   OutputSeries series(folder, stem, o.quiet);
+  // Diagnostics at every output: the entropy error against output.entropy_reference, when given.
+  std::vector<double> reference;
+  if (c.has("output.entropy_reference")) {
+    reference = c.real_list("output.entropy_reference");
+    if (!(reference[0] > 0 && reference[3] > 0))
+      throw std::invalid_argument(c.source() + ": output.entropy_reference: density and pressure must be positive");
+  }
+  double last_entropy_error = -1;
+  auto write_output = [&] {
+    series.write(mesh, *simulation);
+    if (reference.empty()) return;
+    last_entropy_error = output::entropy_error(mesh, options.order, options.gamma, simulation->solution(),
+                                               reference[0], reference[3]);
+    if (!o.quiet) std::printf("# t = %.6g: entropy error %.6e\n", simulation->time(), last_entropy_error);
+  };
   const std::string checkpoint_path = folder + "/" + stem + ".kcheck";
   long steps = 0;
   auto checkpoint = [&] {
@@ -289,7 +305,7 @@ void run_case(const RunOptions& o) {
     series.restore(k.outputs);
     if (!o.quiet) std::printf("# resumed from %s at t = %.6g, step %ld\n", o.resume.c_str(), k.time, steps);
   } else {
-    series.write(mesh, *simulation);
+    write_output();
   }
   const long steps_at_start = steps;
   const double checkpoint_interval = c.real("checkpoint.interval");
@@ -339,7 +355,7 @@ void run_case(const RunOptions& o) {
         throw ExitRequest(code);
       }
     }
-    series.write(mesh, *simulation);
+    write_output();
   }
   const double solve_seconds = seconds_since(solve_start);
   progress.update(steps, steps - steps_at_start, simulation->time(), simulation->last_dt(), true);

@@ -167,6 +167,20 @@ if contains "$help" "case"; then
   head -c 100 "$work/parts/double_mach.kcheck" >"$work/cut.kcheck"
   expect_fail "resume refuses a damaged checkpoint" "cut.kcheck: the checkpoint's checksum does not match" "$kempe" run \
     "$source_dir/cases/double_mach.yaml" "${short[@]}" --output "$work/other" --resume "$work/cut.kcheck"
+  # Periodic groups: each names the other as its partner.
+  sed 's/^    partner: right$/    partner: top/' "$source_dir/cases/isentropic_vortex.yaml" >"$work/periodic_bad.yaml"
+  cp "$source_dir/cases/periodic_square.geo" "$work/"
+  expect_fail "periodic partner must answer" "boundaries.left.partner: the partner 'top' must be another group with condition periodic and partner left" \
+    "$kempe" case check "$work/periodic_bad.yaml"
+  grep -v "^    partner: right$" "$source_dir/cases/isentropic_vortex.yaml" >"$work/periodic_none.yaml"
+  expect_fail "periodic needs a partner" "a periodic group needs its partner: add boundaries.left.partner" \
+    "$kempe" case check "$work/periodic_none.yaml"
+  # Every case of cases/ sets up and takes its first steps as it is.
+  for case_file in "$source_dir"/cases/*.yaml; do
+    name=$(basename "$case_file" .yaml)
+    "$kempe" run "$case_file" --stop-after 2 --output "$work/cases/$name" --quiet 2>/dev/null
+    check "case $name runs" test $? -eq 130 -a -s "$work/cases/$name/$name.kcheck"
+  done
   # SIGINT: the run writes a checkpoint and exits 130.
   "$kempe" run "$source_dir/cases/double_mach.yaml" --set mesh.size=0.05 --output "$work/signal" --quiet &
   pid=$!

@@ -137,7 +137,7 @@ TEST(CaseFile, MissingAndInconsistentKeysAreNamed) {
             "case.yaml:10:16: boundaries.top.condition: function needs boundaries.top.function (one of: double-mach, "
             "isentropic-vortex)");
   EXPECT_EQ(error_of(uniform + "boundaries:\n  top:\n    condition: slip\n"),
-            "case.yaml:10:16: boundaries.top.condition: unknown value 'slip'; known: wall, inflow, outflow, farfield, function");
+            "case.yaml:10:16: boundaries.top.condition: unknown value 'slip'; known: wall, inflow, outflow, farfield, function, periodic");
   EXPECT_EQ(error_of(uniform), "");
 }
 
