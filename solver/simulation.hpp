@@ -54,6 +54,12 @@ struct MemoryUse {
   std::size_t total() const { return mesh + solution + strategy + limiter; }
 };
 
+/// The mean time of one call of a kernel (or pass) of the solver.
+struct KernelTime {
+  std::string name;
+  double seconds = 0;
+};
+
 class Simulation {
  public:
   virtual ~Simulation() = default;
@@ -79,6 +85,10 @@ class Simulation {
   /// a slope limiter).
   virtual std::vector<std::uint8_t> limited_cells() = 0;
   virtual MemoryUse memory_use() const = 0;
+  /// Times each pass of a step on the present state, `repeats` calls each after one warm-up call (the state is
+  /// left as it was): eval_volume, eval_surface (every color), the right-hand side as the strategy runs it, the
+  /// limiters, and the step-size reduction.
+  virtual std::vector<KernelTime> profile(int repeats) = 0;
 };
 
 /// The solver for `options` on `mesh` (triangles in the plane; faces grouped by color for the colored

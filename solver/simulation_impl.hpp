@@ -5,6 +5,7 @@
 // functor's launch), with OpenMP for its host loops.
 #pragma once
 
+#include <chrono>
 #include <stdexcept>
 #include <string>
 
@@ -46,6 +47,34 @@ class SimulationOf final : public Simulation {
     solver_.set_time(Real(time));
   }
   std::vector<std::uint8_t> limited_cells() override { return solver_.limited_cells(); }
+  std::vector<KernelTime> profile(int repeats) override {
+    const Backend backend = options_.backend;
+    const Buffer<Real>& solution = solver_.solution_buffer();
+    Buffer<Real> out(backend, solution.size(), "the profile's output");
+    Buffer<Real> state(backend, solution.size(), "the profile's copy of the solution");
+    state.copy_from(solution);
+    std::vector<Real> clock_values(dg::clock_size, Real(0));
+    clock_values[dg::clock_time] = solver_.time();
+    const Buffer<Real> clock(backend, clock_values, "the profile's clock");
+    auto timed = [&](const char* name, auto&& call) {
+      call();
+      if (backend == Backend::cuda) device_synchronize(name);
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < repeats; ++i) call();
+      if (backend == Backend::cuda) device_synchronize(name);
+      return KernelTime{name, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / repeats};
+    };
+    std::vector<KernelTime> times;
+    times.push_back(timed("eval_volume", [&] { solver_.eval_volume(state.data(), out.data()); }));
+    times.push_back(timed("eval_surface", [&] { solver_.eval_surface(state.data(), clock.data(), Real(0), out.data()); }));
+    times.push_back(timed("rhs", [&] { solver_.eval_rhs(state.data(), clock.data(), Real(0), out.data()); }));
+    times.push_back(timed("limiters", [&] {
+      out.copy_from(state);  // the limiters change what they are given: a copy each call
+      solver_.limit(out.data());
+    }));
+    times.push_back(timed("step size", [&] { (void)solver_.stable_dt(0.5); }));
+    return times;
+  }
   MemoryUse memory_use() const override {
     const auto use = solver_.memory_use();
     return {use.mesh, use.solution, use.strategy, use.limiter};

@@ -365,6 +365,16 @@ void run_case(const RunOptions& o) {
     std::printf("# done: t = %.6g after %ld steps; solve %s, total %s; %.3g DOF updates per second (per stage)\n",
                 simulation->time(), steps, format_duration(solve_seconds).c_str(),
                 format_duration(seconds_since(started)).c_str(), solve_seconds > 0 ? updates / solve_seconds : 0.0);
+    // Time per kernel, measured on the final state (a run's own launches are not timed one by one: on the GPU
+    // they replay as one graph per step).
+    std::string line = "# time per call (mean of 5 after the run):";
+    for (const sim::KernelTime& k : simulation->profile(5)) {
+      char text[96];
+      std::snprintf(text, sizeof text, " %s %.3g ms;", k.name.c_str(), 1e3 * k.seconds);
+      line += text;
+    }
+    line.back() = '\n';
+    std::fputs(line.c_str(), stdout);
     std::printf("# wrote %s/%s.resolved.yaml", folder.c_str(), stem.c_str());
     if (!series.collection().empty())
       std::printf(" and %d outputs: open %s in ParaView", series.count(), series.collection().c_str());
