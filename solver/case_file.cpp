@@ -87,8 +87,8 @@ struct CaseFileBuilder {
     CaseFile::Value value;
     value.origin = origin;
     if (s->type == ValueType::real_list) {
-      if (!node.IsSequence() || node.size() != s->list_size)
-        fail(key, origin, "expected " + describe_type(*s) + " such as [1.4, 0, 0, 1]");
+      if (!node.IsSequence() || node.size() == 0 || (s->list_size != 0 && node.size() != s->list_size))
+        fail(key, origin, "expected " + describe_type(*s) + (s->list_size == 4 ? " such as [1.4, 0, 0, 1]" : " such as [0.1, 0.2]"));
       Setting item = *s;
       item.type = ValueType::real;
       for (const YAML::Node& x : node) {
@@ -147,6 +147,14 @@ struct CaseFileBuilder {
 
   /// Defaults for absent keys, then what one key requires of another.
   void complete() {
+    // The mesh comes from a file or from a generator: exactly one of the two keys.
+    const bool file = out.values_.count("mesh.file") != 0, generator = out.values_.count("mesh.generator") != 0;
+    if (!file && !generator)
+      throw std::invalid_argument(out.source_ + ": missing key mesh.file (text) or mesh.generator (rectangle): the "
+                                  "mesh, a Gmsh .msh or .geo file or a .kmesh relative to the case file, or a "
+                                  "built-in mesh");
+    if (file && generator)
+      fail("mesh.generator", out.values_.at("mesh.generator").origin, "give either mesh.file or mesh.generator, not both");
     for (const Setting& s : settings()) {
       const std::string key(s.key);
       if (key.find('*') != std::string::npos || out.values_.count(key)) continue;

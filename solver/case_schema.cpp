@@ -36,6 +36,7 @@ std::vector<std::string_view> condition_names() {
 std::vector<std::string_view> function_names() { return names_of(bc::state_functions); }
 std::vector<std::string_view> coloring_names() { return names_of(coloring_algorithms()); }
 std::vector<std::string_view> ordering_names() { return names_of(orderings()); }
+std::vector<std::string_view> generator_names() { return {"rectangle"}; }
 std::vector<std::string_view> precision_names() { return {"double", "float"}; }
 std::vector<std::string_view> backend_names() { return {"auto", "cpu", "cuda"}; }
 /// An initial state: a named function, or `uniform` (initial.state).
@@ -49,11 +50,21 @@ using T = ValueType;
 constexpr double huge = 1e300;
 
 const std::vector<Setting> table = {
-    {"mesh.file", T::text, "", "the mesh: a Gmsh .msh or .geo file, or a .kmesh; relative to the case file"},
+    {"mesh.file", T::text, "",
+     "the mesh: a Gmsh .msh or .geo file, or a .kmesh; relative to the case file (or give mesh.generator)", nullptr,
+     -huge, huge, true},
+    {"mesh.generator", T::choice, "",
+     "a built-in mesh instead of mesh.file: `rectangle`, [0, mesh.width] x [0, mesh.height] in about mesh.elements "
+     "triangles, boundary groups left, right, bottom, top",
+     generator_names, -huge, huge, true},
+    {"mesh.width", T::real, "1", "the generated rectangle's width", nullptr, 1e-12, huge},
+    {"mesh.height", T::real, "1", "the generated rectangle's height", nullptr, 1e-12, huge},
+    {"mesh.elements", T::integer, "10000", "about how many triangles the generator makes", nullptr, 2, 1e9},
     {"mesh.size", T::real, "0", "element size for a .geo file (0: the sizes the .geo file sets)", nullptr, 0, huge},
     {"mesh.coloring", T::choice, "kempe", "face coloring algorithm", coloring_names},
     {"mesh.ordering", T::choice, "color_renumber", "element and face ordering", ordering_names},
-    {"mesh.seed", T::integer, "1", "seed of the coloring (results are reproducible for a seed)", nullptr, 0, 4294967295.0},
+    {"mesh.seed", T::integer, "1", "seed of the coloring and of a generated mesh (results are reproducible for a seed)",
+     nullptr, 0, 4294967295.0},
     {"physics.gamma", T::real, "1.4", "ratio of specific heats", nullptr, 1.0000001, 3},
     {"initial.function", T::choice, "",
      "initial state: a named function of (x, y), uniform (then initial.state) or expression (then initial.density, ...)",
@@ -96,6 +107,10 @@ const std::vector<Setting> table = {
     {"time.integrator", T::choice, "ssprk3", "Runge-Kutta method", integrator_names},
     {"output.directory", T::text, "output/{case}", "where output goes ({case}: the case file's name without .yaml)"},
     {"output.interval", T::real, "0", "time between outputs (0: the initial and the final state only)", nullptr, 0, huge},
+    {"output.times", T::real_list, "",
+     "the times of the outputs after the start, increasing, at most time.end (instead of output.interval; the final "
+     "state is always written)",
+     nullptr, 0, huge, true, 0},
     {"output.entropy_reference", T::real_list, "",
      "a reference state [density, velocity x, velocity y, pressure]: print the L2 entropy error against it at every "
      "output (smooth subsonic flows; the isentropic vortex's is [1, 1, 1, 1])",
@@ -171,7 +186,7 @@ std::string describe_type(const Setting& s) {
       return out;
     }
     case ValueType::real_list:
-      return "list of " + std::to_string(s.list_size) + " reals";
+      return s.list_size == 0 ? std::string("list of reals") : "list of " + std::to_string(s.list_size) + " reals";
   }
   return "";
 }

@@ -12,7 +12,11 @@
 
 #include "kernels/euler.hpp"
 #include "kernels/registry.hpp"
+#include "mesh/load.hpp"
 #include "mesh/periodic.hpp"
+#if KEMPE_HAVE_GMSH
+#include "mesh/gmsh_io.hpp"
+#endif
 
 namespace kempe::cases {
 namespace {
@@ -49,6 +53,30 @@ std::string mesh_path(const CaseFile& c) {
   const std::filesystem::path file(c.text("mesh.file"));
   if (file.is_absolute()) return file.string();
   return (std::filesystem::path(c.source()).parent_path() / file).lexically_normal().string();
+}
+
+Mesh load_case_mesh(const CaseFile& c) {
+  const bool file = c.has("mesh.file"), generator = c.has("mesh.generator");
+  if (file == generator)
+    throw std::invalid_argument(c.source() + ": mesh: give " + (file ? "either mesh.file or mesh.generator, not both"
+                                                                     : "mesh.file (a mesh file) or mesh.generator"));
+  if (file) {
+    LoadOptions options;
+    options.mesh_size = c.real("mesh.size");
+    return load_mesh(mesh_path(c), options);
+  }
+#if KEMPE_HAVE_GMSH
+  RectSpec spec;
+  spec.width = c.real("mesh.width");
+  spec.height = c.real("mesh.height");
+  spec.elements = c.integer("mesh.elements");
+  spec.seed = static_cast<int>(c.integer("mesh.seed"));
+  RawMesh raw = generate_rect(spec);
+  raw.source = c.source() + " (mesh.generator: rectangle)";
+  return build_mesh(std::move(raw));
+#else
+  throw std::invalid_argument(c.source() + ": mesh.generator needs the Gmsh adapter, which this build lacks");
+#endif
 }
 
 void apply_periodic(const CaseFile& c, Mesh& mesh) {

@@ -15,6 +15,10 @@ namespace kempe::cases {
 /// mesh.file, relative to the case file's folder unless absolute.
 std::string mesh_path(const CaseFile& c);
 
+/// The case's mesh, as built (not yet colored): mesh.file (a .geo meshed at mesh.size) or mesh.generator.
+/// std::invalid_argument naming the case file when it gives neither or both.
+Mesh load_case_mesh(const CaseFile& c);
+
 /// Joins every pair of groups whose condition is `periodic` (each names the other as `partner`) with
 /// make_periodic, the translation taken between the two groups' face centres. Call before check_boundaries and
 /// before coloring. std::invalid_argument naming the key for a missing or wrong partner.

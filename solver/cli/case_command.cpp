@@ -29,9 +29,7 @@ void add_case_command(CLI::App& app) {
     (void)cases::initial_state(c);  // checks the initial state's names and expressions
     std::fputs(c.resolved_yaml().c_str(), stdout);
     if (*no_mesh) return;
-    LoadOptions options;
-    options.mesh_size = c.real("mesh.size");
-    Mesh mesh = load_mesh(cases::mesh_path(c), options);
+    Mesh mesh = cases::load_case_mesh(c);
     if (mesh.color_begin.size() < 2) cases::apply_periodic(c, mesh);
     cases::check_boundaries(c, mesh);
     std::printf("# mesh %s: %d elements, %d faces; every boundary group has a condition\n", mesh.source.c_str(),

@@ -153,6 +153,21 @@ std::string output_folder(const RunOptions& o, const cases::CaseFile& c) {
 std::vector<double> output_times(const cases::CaseFile& c) {
   const double end = c.real("time.end"), interval = c.real("output.interval");
   std::vector<double> times;
+  if (c.has("output.times")) {
+    if (interval > 0)
+      throw std::invalid_argument(c.source() + ": output: give output.times or output.interval, not both");
+    times = c.real_list("output.times");
+    for (std::size_t i = 0; i < times.size(); ++i)
+      if (times[i] <= 0 || times[i] > end || (i > 0 && times[i] <= times[i - 1]))
+      {
+        char message[160];
+        std::snprintf(message, sizeof message, ": output.times: expected increasing times in (0, time.end = %g], got %g at position %zu",
+                      end, times[i], i + 1);
+        throw std::invalid_argument(c.source() + message);
+      }
+    if (times.back() < end) times.push_back(end);
+    return times;
+  }
   if (interval > 0)
     for (long k = 1; double(k) * interval < end * (1 - 1e-12); ++k) times.push_back(double(k) * interval);
   times.push_back(end);
@@ -223,9 +238,7 @@ void run_case(const RunOptions& o) {
   }
   if (!o.quiet) std::fputs(c.resolved_yaml().c_str(), stdout);
 
-  LoadOptions load;
-  load.mesh_size = c.real("mesh.size");
-  Mesh mesh = load_mesh(cases::mesh_path(c), load);
+  Mesh mesh = cases::load_case_mesh(c);
   if (mesh.color_begin.size() < 2) cases::apply_periodic(c, mesh);
   cases::check_boundaries(c, mesh);
   if (mesh.color_begin.size() < 2) {  // a .kmesh saved by `kempe color --save` is colored and ordered already

@@ -175,6 +175,36 @@ if contains "$help" "case"; then
   grep -v "^    partner: right$" "$source_dir/cases/isentropic_vortex.yaml" >"$work/periodic_none.yaml"
   expect_fail "periodic needs a partner" "a periodic group needs its partner: add boundaries.left.partner" \
     "$kempe" case check "$work/periodic_none.yaml"
+  # A generated mesh instead of a file; output at given times.
+  cat >"$work/generated.yaml" <<'YAML'
+mesh:
+  generator: rectangle
+  width: 2
+  elements: 300
+initial:
+  function: uniform
+  state: [1, 0.5, 0, 1]
+boundaries:
+  left: {condition: inflow, state: [1, 0.5, 0, 1]}
+  right: {condition: outflow}
+  bottom: {condition: wall}
+  top: {condition: wall}
+time:
+  end: 0.02
+output:
+  times: [0.005, 0.01]
+YAML
+  gen_out=$("$kempe" run "$work/generated.yaml" --output "$work/generated")
+  check "generated mesh runs" contains "$gen_out" "# done: t = 0.02 after"
+  check "generated mesh names its source" contains "$gen_out" "(mesh.generator: rectangle)"
+  if contains "$gen_out" "ParaView"; then
+    check "output.times are written" grep -q 'timestep="0.005"' "$work/generated/generated.pvd"
+    check "and the end" grep -q 'timestep="0.02"' "$work/generated/generated.pvd"
+  fi
+  expect_fail "output.times must increase" "output.times: expected increasing times in (0, time.end = 0.02], got 0.001 at position 2" \
+    "$kempe" run "$work/generated.yaml" --output "$work/generated" --set "output.times=[0.005, 0.001]"
+  expect_fail "mesh file and generator" "mesh.generator: give either mesh.file or mesh.generator, not both" \
+    "$kempe" run "$work/generated.yaml" --output "$work/generated" --set mesh.file=x.msh
   # Every case of cases/ sets up and takes its first steps as it is.
   for case_file in "$source_dir"/cases/*.yaml; do
     name=$(basename "$case_file" .yaml)

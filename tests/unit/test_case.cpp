@@ -124,8 +124,11 @@ TEST(CaseFile, WrongTypesAndValuesSayWhatWasExpected) {
 }
 
 TEST(CaseFile, MissingAndInconsistentKeysAreNamed) {
-  EXPECT_EQ(error_of("solver:\n  order: 1\n"), "case.yaml: missing key mesh.file (text): the mesh: a Gmsh .msh or .geo file, "
-                                              "or a .kmesh; relative to the case file");
+  EXPECT_EQ(error_of("solver:\n  order: 1\n"),
+            "case.yaml: missing key mesh.file (text) or mesh.generator (rectangle): the mesh, a Gmsh .msh or .geo "
+            "file or a .kmesh relative to the case file, or a built-in mesh");
+  EXPECT_EQ(error_of("mesh:\n  file: m.msh\n  generator: rectangle\n"),
+            "case.yaml:3:14: mesh.generator: give either mesh.file or mesh.generator, not both");
   const std::string base = "mesh:\n  file: m.msh\ntime:\n  end: 1\ninitial:\n  function: uniform\n";
   EXPECT_EQ(error_of(base), "case.yaml:6:13: initial.function: uniform needs initial.state (list of 4 reals)");
   const std::string uniform = base + "  state: [1.4, 0, 0, 1]\n";
