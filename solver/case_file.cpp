@@ -69,6 +69,8 @@ struct CaseFileBuilder {
       }
       case ValueType::real_list:
         fail(key, origin, "expected " + describe_type(s) + " such as [1.4, 0, 0, 1], got '" + text + "'");
+      case ValueType::choice_list:
+        fail(key, origin, "expected a " + describe_type(s) + " such as [density, pressure], got '" + text + "'");
     }
     return text;
   }
@@ -86,7 +88,16 @@ struct CaseFileBuilder {
     }
     CaseFile::Value value;
     value.origin = origin;
-    if (s->type == ValueType::real_list) {
+    if (s->type == ValueType::choice_list) {
+      if (!node.IsSequence() || node.size() == 0) fail(key, origin, "expected a " + describe_type(*s) + " such as [density, pressure]");
+      Setting item = *s;
+      item.type = ValueType::choice;
+      for (const YAML::Node& x : node) {
+        if (!x.IsScalar()) fail(key, origin, "expected a " + describe_type(*s));
+        value.items.push_back(checked_scalar(key, item, x.Scalar(), origin));
+        value.text += (value.text.empty() ? "" : ", ") + value.items.back();
+      }
+    } else if (s->type == ValueType::real_list) {
       if (!node.IsSequence() || node.size() == 0 || (s->list_size != 0 && node.size() != s->list_size))
         fail(key, origin, "expected " + describe_type(*s) + (s->list_size == 4 ? " such as [1.4, 0, 0, 1]" : " such as [0.1, 0.2]"));
       Setting item = *s;
@@ -159,7 +170,14 @@ struct CaseFileBuilder {
       const std::string key(s.key);
       if (key.find('*') != std::string::npos || out.values_.count(key)) continue;
       if (!s.default_value.empty()) {
-        out.values_[key] = CaseFile::Value{std::string(s.default_value), {}, Origin{}};
+        CaseFile::Value value{std::string(s.default_value), {}, Origin{}};
+        if (s.type == ValueType::choice_list || s.type == ValueType::real_list)
+          for (std::size_t at = 0; at < value.text.size();) {  // "a, b, c"
+            const std::size_t comma = std::min(value.text.find(", ", at), value.text.size());
+            value.items.push_back(value.text.substr(at, comma - at));
+            at = comma + 2;
+          }
+        out.values_[key] = std::move(value);
       } else if (!s.optional) {
         throw std::invalid_argument(out.source_ + ": missing key " + key + " (" + describe_type(s) + "): " + std::string(s.description));
       }
@@ -225,6 +243,7 @@ const std::string& CaseFile::text(const std::string& key) const { return at(key)
 double CaseFile::real(const std::string& key) const { return std::strtod(at(key).text.c_str(), nullptr); }
 long long CaseFile::integer(const std::string& key) const { return static_cast<long long>(real(key)); }
 bool CaseFile::boolean(const std::string& key) const { return at(key).text == "true"; }
+std::vector<std::string> CaseFile::text_list(const std::string& key) const { return at(key).items; }
 std::vector<double> CaseFile::real_list(const std::string& key) const {
   std::vector<double> out;
   for (const std::string& x : at(key).items) out.push_back(std::strtod(x.c_str(), nullptr));

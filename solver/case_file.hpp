@@ -32,6 +32,8 @@ class CaseFile {
   long long integer(const std::string& key) const;
   bool boolean(const std::string& key) const;
   std::vector<double> real_list(const std::string& key) const;
+  /// The names of a choice_list key.
+  std::vector<std::string> text_list(const std::string& key) const;
   Origin origin(const std::string& key) const;
   /// The boundary groups the case assigns (the * of boundaries.*.condition), sorted.
   std::vector<std::string> boundary_groups() const;

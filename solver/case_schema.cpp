@@ -36,6 +36,8 @@ std::vector<std::string_view> condition_names() {
 std::vector<std::string_view> function_names() { return names_of(bc::state_functions); }
 std::vector<std::string_view> coloring_names() { return names_of(coloring_algorithms()); }
 std::vector<std::string_view> ordering_names() { return names_of(orderings()); }
+/// The point fields an output can hold (solver/output.hpp).
+std::vector<std::string_view> field_names() { return {"density", "velocity", "pressure", "mach", "entropy"}; }
 std::vector<std::string_view> generator_names() { return {"rectangle"}; }
 std::vector<std::string_view> precision_names() { return {"double", "float"}; }
 std::vector<std::string_view> backend_names() { return {"auto", "cpu", "cuda"}; }
@@ -107,6 +109,8 @@ const std::vector<Setting> table = {
     {"time.integrator", T::choice, "ssprk3", "Runge-Kutta method", integrator_names},
     {"output.directory", T::text, "output/{case}", "where output goes ({case}: the case file's name without .yaml)"},
     {"output.interval", T::real, "0", "time between outputs (0: the initial and the final state only)", nullptr, 0, huge},
+    {"output.fields", T::choice_list, "density, velocity, pressure, mach, entropy",
+     "the point fields written (the cell fields element_id and limited always are)", field_names},
     {"output.times", T::real_list, "",
      "the times of the outputs after the start, increasing, at most time.end (instead of output.interval; the final "
      "state is always written)",
@@ -187,6 +191,12 @@ std::string describe_type(const Setting& s) {
     }
     case ValueType::real_list:
       return s.list_size == 0 ? std::string("list of reals") : "list of " + std::to_string(s.list_size) + " reals";
+    case ValueType::choice_list: {
+      std::string out = "list of: ";
+      const std::vector<std::string_view> names = s.choices();
+      for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + std::string(names[i]);
+      return out;
+    }
   }
   return "";
 }

@@ -10,7 +10,7 @@
 
 namespace kempe::cases {
 
-enum class ValueType { text, integer, real, boolean, choice, real_list };
+enum class ValueType { text, integer, real, boolean, choice, real_list, choice_list };
 
 /// One key. `key` is a dotted path; in `boundaries.*.condition` the `*` stands for a boundary group name of the
 /// mesh. An empty `default_value` means the key is required (or, with `optional`, may be absent).
@@ -19,7 +19,7 @@ struct Setting {
   ValueType type;
   std::string_view default_value;
   std::string_view description;
-  std::vector<std::string_view> (*choices)() = nullptr;  ///< allowed names, for ValueType::choice
+  std::vector<std::string_view> (*choices)() = nullptr;  ///< allowed names, for ValueType::choice and choice_list
   double minimum = -1e300, maximum = 1e300;              ///< inclusive bounds, for integer and real
   bool optional = false;                                 ///< may be absent, with no default
   std::size_t list_size = 0;                             ///< for real_list: the number of values

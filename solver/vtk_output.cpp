@@ -15,6 +15,7 @@
 #include <vtkUnstructuredGrid.h>
 #include <vtkXMLUnstructuredGridWriter.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
@@ -84,7 +85,7 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   replace(temporary, path);
 }
 
-void write_vtu(const std::string& path, const SampledSolution& solution) {
+void write_vtu(const std::string& path, const SampledSolution& solution, const std::vector<std::string>& fields) {
   vtkNew<vtkUnstructuredGrid> grid;
   vtkNew<vtkPoints> points;
   points->SetDataTypeToDouble();
@@ -102,13 +103,17 @@ void write_vtu(const std::string& path, const SampledSolution& solution) {
   grid->SetCells(cell_type, cells);
 
   vtkPointData* point_data = grid->GetPointData();
-  point_data->AddArray(point_field("density", solution.density));
-  point_data->AddArray(point_field("velocity", solution.velocity, 3));
-  point_data->AddArray(point_field("pressure", solution.pressure));
-  point_data->AddArray(point_field("mach", solution.mach));
-  point_data->AddArray(point_field("entropy", solution.entropy));
-  point_data->SetActiveScalars("density");
-  point_data->SetActiveVectors("velocity");
+  const std::pair<const char*, const std::vector<double>*> all[] = {{"density", &solution.density},
+                                                                   {"velocity", &solution.velocity},
+                                                                   {"pressure", &solution.pressure},
+                                                                   {"mach", &solution.mach},
+                                                                   {"entropy", &solution.entropy}};
+  for (const auto& [name, values] : all) {
+    if (!fields.empty() && std::find(fields.begin(), fields.end(), name) == fields.end()) continue;
+    point_data->AddArray(point_field(name, *values, values == &solution.velocity ? 3 : 1));
+    if (point_data->GetScalars() == nullptr && values != &solution.velocity) point_data->SetActiveScalars(name);
+    if (values == &solution.velocity) point_data->SetActiveVectors(name);
+  }
   vtkNew<vtkTypeInt64Array> element_id;
   element_id->SetName("element_id");
   element_id->SetNumberOfValues(solution.num_cells());

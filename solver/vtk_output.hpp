@@ -12,8 +12,9 @@
 
 namespace kempe::output {
 
-/// Writes `solution` to `path` (.vtu). Throws std::runtime_error naming the file when the write fails.
-void write_vtu(const std::string& path, const SampledSolution& solution);
+/// Writes `solution` to `path` (.vtu): the point fields named in `fields` (density, velocity, pressure, mach,
+/// entropy; all when empty) and the cell fields. Throws std::runtime_error naming the file when the write fails.
+void write_vtu(const std::string& path, const SampledSolution& solution, const std::vector<std::string>& fields = {});
 
 /// Writes the mesh's faces to `path` (.vtu) as lines (2D) or polygons (3D) with cell fields `color` (the face
 /// color, -1 where the mesh is not colored), `boundary` (the boundary group, -1 inside) and `face` (the face

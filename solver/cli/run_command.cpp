@@ -73,8 +73,8 @@ class StopSignals {
 /// Writes the solution at each output time: STEM_NNNN.vtu and the STEM.pvd collection in the output folder.
 class OutputSeries {
  public:
-  OutputSeries(std::string folder, std::string stem, bool quiet)
-      : folder_(std::move(folder)), stem_(std::move(stem)), quiet_(quiet)
+  OutputSeries(std::string folder, std::string stem, std::vector<std::string> fields, bool quiet)
+      : folder_(std::move(folder)), stem_(std::move(stem)), fields_(std::move(fields)), quiet_(quiet)
 #if KEMPE_HAVE_VTK
         , collection_(folder_ + "/" + stem_ + ".pvd")
 #endif
@@ -89,7 +89,7 @@ class OutputSeries {
     const output::SampledSolution sampled =
         output::sample_solution(mesh, simulation.options().order, simulation.options().gamma, simulation.solution(),
                                 simulation.limited_cells(), simulation.time());
-    output::write_vtu(folder_ + "/" + file, sampled);
+    output::write_vtu(folder_ + "/" + file, sampled, fields_);
     outputs_.emplace_back(simulation.time(), file);
     collection_.add(simulation.time(), file);
     return folder_ + "/" + file;
@@ -121,6 +121,7 @@ class OutputSeries {
 
  private:
   std::string folder_, stem_;
+  std::vector<std::string> fields_;
   bool quiet_;
   bool warned_ = false;
   std::vector<std::pair<double, std::string>> outputs_;
@@ -270,7 +271,7 @@ void run_case(const RunOptions& o) {
   const dg::Integrator integrator = dg::integrator_from_name(c.text("time.integrator"));
   const double cfl = c.real("time.cfl"), fixed_dt = c.real("time.dt"), end = c.real("time.end");
   const int stages = sim::stages_per_step(integrator);
-  OutputSeries series(folder, stem, o.quiet);
+  OutputSeries series(folder, stem, c.text_list("output.fields"), o.quiet);
   // Diagnostics at every output: the entropy error against output.entropy_reference, when given.
   std::vector<double> reference;
   if (c.has("output.entropy_reference")) {

@@ -200,9 +200,14 @@ YAML
   if contains "$gen_out" "ParaView"; then
     check "output.times are written" grep -q 'timestep="0.005"' "$work/generated/generated.pvd"
     check "and the end" grep -q 'timestep="0.02"' "$work/generated/generated.pvd"
+    "$kempe" run "$work/generated.yaml" --output "$work/fields" --quiet --set "output.fields=[mach]"
+    check "output.fields keeps the fields named" grep -q 'Name="mach"' "$work/fields/generated_0001.vtu"
+    check "and only those" test -z "$(grep -o 'Name="density"' "$work/fields/generated_0001.vtu")"
   fi
   expect_fail "output.times must increase" "output.times: expected increasing times in (0, time.end = 0.02], got 0.001 at position 2" \
     "$kempe" run "$work/generated.yaml" --output "$work/generated" --set "output.times=[0.005, 0.001]"
+  expect_fail "unknown output field" "output.fields: unknown value 'presure'; did you mean 'pressure'?" \
+    "$kempe" run "$work/generated.yaml" --output "$work/fields" --set "output.fields=[presure]"
   expect_fail "mesh file and generator" "mesh.generator: give either mesh.file or mesh.generator, not both" \
     "$kempe" run "$work/generated.yaml" --output "$work/generated" --set mesh.file=x.msh
   # Every case of cases/ sets up and takes its first steps as it is.
