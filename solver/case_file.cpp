@@ -88,22 +88,17 @@ struct CaseFileBuilder {
     }
     CaseFile::Value value;
     value.origin = origin;
-    if (s->type == ValueType::choice_list) {
-      if (!node.IsSequence() || node.size() == 0) fail(key, origin, "expected a " + describe_type(*s) + " such as [density, pressure]");
+    if (s->type == ValueType::choice_list || s->type == ValueType::real_list) {
+      // A list: each item checked as a name or a real; real lists may have a fixed length.
+      const bool names = s->type == ValueType::choice_list;
+      const std::string expected = (names ? "expected a " : "expected ") + describe_type(*s);
+      const char* example = names ? " such as [density, pressure]" : s->list_size == 4 ? " such as [1.4, 0, 0, 1]" : " such as [0.1, 0.2]";
+      if (!node.IsSequence() || node.size() == 0 || (!names && s->list_size != 0 && node.size() != s->list_size))
+        fail(key, origin, expected + example);
       Setting item = *s;
-      item.type = ValueType::choice;
+      item.type = names ? ValueType::choice : ValueType::real;
       for (const YAML::Node& x : node) {
-        if (!x.IsScalar()) fail(key, origin, "expected a " + describe_type(*s));
-        value.items.push_back(checked_scalar(key, item, x.Scalar(), origin));
-        value.text += (value.text.empty() ? "" : ", ") + value.items.back();
-      }
-    } else if (s->type == ValueType::real_list) {
-      if (!node.IsSequence() || node.size() == 0 || (s->list_size != 0 && node.size() != s->list_size))
-        fail(key, origin, "expected " + describe_type(*s) + (s->list_size == 4 ? " such as [1.4, 0, 0, 1]" : " such as [0.1, 0.2]"));
-      Setting item = *s;
-      item.type = ValueType::real;
-      for (const YAML::Node& x : node) {
-        if (!x.IsScalar()) fail(key, origin, "expected " + describe_type(*s));
+        if (!x.IsScalar()) fail(key, origin, expected);
         value.items.push_back(checked_scalar(key, item, x.Scalar(), origin));
         value.text += (value.text.empty() ? "" : ", ") + value.items.back();
       }
