@@ -352,6 +352,8 @@ void run_case(const RunOptions& o) {
       }
       if (seconds_since(t0) < 0.1 && chunk < (1 << 20)) chunk *= 2;
       progress.update(steps, steps - steps_at_start, simulation->time(), simulation->last_dt());
+      // The output of this time first, so that a checkpoint taken now lists it (resuming skips it then).
+      if (simulation->time() >= next) write_output();
       if (simulation->time() >= next_checkpoint) {
         checkpoint();
         next_checkpoint = next_checkpoint_after(simulation->time());
@@ -369,7 +371,6 @@ void run_case(const RunOptions& o) {
         throw ExitRequest(code);
       }
     }
-    write_output();
   }
   const double solve_seconds = seconds_since(solve_start);
   progress.update(steps, steps - steps_at_start, simulation->time(), simulation->last_dt(), true);

@@ -158,6 +158,15 @@ if contains "$help" "case"; then
       check "resume equals the whole run: $f" cmp -s "$work/whole/$f" "$work/parts/$f"
     done
   fi
+  # A stop on the very step that lands on an output time: the resumed run must not lose that output.
+  "$kempe" run "$source_dir/cases/double_mach.yaml" "${short[@]}" --output "$work/edge" --quiet --stop-after 8 2>/dev/null
+  "$kempe" run "$source_dir/cases/double_mach.yaml" "${short[@]}" --output "$work/edge" --quiet \
+    --resume "$work/edge/double_mach.kcheck"
+  if contains "$run_out" "ParaView"; then
+    for f in double_mach_0001.vtu double_mach_0002.vtu double_mach.pvd; do
+      check "stop at an output time, resume: $f" cmp -s "$work/whole/$f" "$work/edge/$f"
+    done
+  fi
   expect_fail "resume refuses another order" "cannot resume this case from the checkpoint: it holds order 1, the case has solver.order 2" \
     "$kempe" run "$source_dir/cases/double_mach.yaml" "${short[@]}" --output "$work/other" --set solver.order=2 \
     --resume "$work/parts/double_mach.kcheck"
