@@ -153,6 +153,10 @@ BoundaryTable boundary_table(const CaseFile& c, const Mesh& mesh) {
     bc::Kind kind = bc::Kind::wall;
     bc::StateFunction function = bc::StateFunction::double_mach;
     double u[euler::num_vars] = {1, 0, 0, 1 / (gamma - 1)};  // unused by walls, outflows and functions
+    if (used[g] && c.text(prefix + ".condition") == "periodic")
+      throw std::invalid_argument(place(c, prefix + ".condition", prefix + ".condition") + "the group is periodic, but " +
+                                  mesh.source + " still has boundary faces in it: a mesh colored before the join (a "
+                                  ".kmesh saved by kempe color) cannot be joined; give the case the .geo or .msh file");
     if (used[g] || (c.has(prefix + ".condition") && c.text(prefix + ".condition") != "periodic")) {
       kind = bc::kind_from_name(c.text(prefix + ".condition"));
       if (c.has(prefix + ".function")) function = bc::state_function_from_name(c.text(prefix + ".function"));

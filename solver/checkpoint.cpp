@@ -4,6 +4,9 @@
 // A string is a u64 length and its bytes.
 #include "solver/checkpoint.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -71,6 +74,13 @@ class Reader {
 
 }  // namespace
 
+void sync_to_disk(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return;  // nothing to sync (the write itself was checked)
+  (void)::fsync(fd);
+  ::close(fd);
+}
+
 std::uint64_t mesh_fingerprint(const Mesh& mesh) {
   std::uint64_t hash = fnv_offset;
   auto add = [&](const auto& values) {
@@ -79,6 +89,9 @@ std::uint64_t mesh_fingerprint(const Mesh& mesh) {
   add(mesh.element_tag);
   add(mesh.face_left);
   add(mesh.face_right);
+  add(mesh.x);  // the geometry too: the same connectivity with moved nodes is another mesh
+  add(mesh.y);
+  add(mesh.z);
   return hash;
 }
 
@@ -111,12 +124,17 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
       throw std::runtime_error(path + ": cannot write the checkpoint (is the folder writable, is the disk full?)");
     }
   }
+  // On disk before the rename (and the rename on disk after it): a crash then leaves the old checkpoint or the
+  // new one, never a partial file under the checkpoint's name.
+  sync_to_disk(temporary);
   std::error_code error;
   std::filesystem::rename(temporary, path, error);
   if (error) {
     std::filesystem::remove(temporary, error);
     throw std::runtime_error(path + ": cannot write the checkpoint (rename from " + temporary + " failed)");
   }
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  sync_to_disk(folder.empty() ? "." : folder.string());
 }
 
 Checkpoint read_checkpoint(const std::string& path) {
@@ -127,16 +145,17 @@ Checkpoint read_checkpoint(const std::string& path) {
     throw std::runtime_error(path + ": not a Kempe checkpoint");
   if (bytes.size() < sizeof(magic) + sizeof(std::uint32_t) + sizeof(std::uint64_t))
     throw std::runtime_error(path + ": the checkpoint is truncated");
-  std::uint32_t format = 0;
-  std::memcpy(&format, bytes.data() + sizeof(magic), sizeof(format));
-  if (format != checkpoint_format)
-    throw std::runtime_error(path + ": checkpoint format " + std::to_string(format) + ", this Kempe reads format " +
-                             std::to_string(checkpoint_format));
+  // The checksum first: a damaged format word is damage, not another version.
   const std::size_t body = bytes.size() - sizeof(std::uint64_t);
   std::uint64_t stored = 0;
   std::memcpy(&stored, bytes.data() + body, sizeof(stored));
   if (stored != fnv1a(bytes.data(), body))
     throw std::runtime_error(path + ": the checkpoint's checksum does not match (the file is damaged or truncated)");
+  std::uint32_t format = 0;
+  std::memcpy(&format, bytes.data() + sizeof(magic), sizeof(format));
+  if (format != checkpoint_format)
+    throw std::runtime_error(path + ": checkpoint format " + std::to_string(format) + ", this Kempe reads format " +
+                             std::to_string(checkpoint_format));
   Reader r(bytes, body, path);
   Checkpoint c;
   (void)r.get<std::uint32_t>();  // the format, checked above

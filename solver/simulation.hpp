@@ -75,6 +75,8 @@ class Simulation {
   /// and values at a non-physical state, with the solution left as it was before the failing step.
   virtual int advance(double end, dg::Integrator method, double cfl, double fixed_dt, int max_steps) = 0;
   virtual double time() const = 0;
+  /// t as the solver's clock holds it (rounded to float for a float solver): the time advance() lands on.
+  virtual double solver_time(double t) const = 0;
   /// The last step size (0 before the first step).
   virtual double last_dt() const = 0;
   /// c[var][mode][element] in double, copied from the backend.

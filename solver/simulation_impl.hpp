@@ -34,6 +34,7 @@ class SimulationOf final : public Simulation {
     return solver_.advance_to(Real(end), method, cfl, Real(fixed_dt), max_steps);
   }
   double time() const override { return double(solver_.time()); }
+  double solver_time(double t) const override { return double(Real(t)); }
   double last_dt() const override { return double(solver_.last_dt()); }
   std::vector<double> solution() const override {
     const std::vector<Real>& c = solver_.solution();

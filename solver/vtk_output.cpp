@@ -1,6 +1,8 @@
 // VTK output (vtk_output.hpp).
 #include "solver/vtk_output.hpp"
 
+#include "solver/checkpoint.hpp"
+
 #include <vtkCellArray.h>
 #include <vtkCellData.h>
 #include <vtkCellType.h>
@@ -36,8 +38,9 @@ vtkNew<vtkDoubleArray> point_field(const char* name, const std::vector<double>& 
   return array;
 }
 
-/// Renames `from` to `to`, or removes `from` and throws naming `to`.
+/// Renames `from` to `to` (after flushing `from` to the disk), or removes `from` and throws naming `to`.
 void replace(const std::string& from, const std::string& to) {
+  sync_to_disk(from);
   std::error_code error;
   std::filesystem::rename(from, to, error);
   if (error) {

@@ -42,7 +42,7 @@ struct RunOptions {
   std::string output;
   std::string backend;
   std::string resume;
-  long stop_after = 0;  // stop as on SIGINT after this many steps in all (0: never); for testing --resume
+  long stop_after = 0;  // stop as on SIGINT after this many steps of this run (0: never); for testing --resume
   bool quiet = false;
 };
 
@@ -235,6 +235,7 @@ void run_case(const RunOptions& o) {
     const std::string resolved = folder + "/" + stem + ".resolved.yaml";
     std::ofstream out(resolved);
     out << c.resolved_yaml();
+    out.close();
     if (!out) throw std::runtime_error(resolved + ": cannot write the resolved configuration");
   }
   if (!o.quiet) std::fputs(c.resolved_yaml().c_str(), stdout);
@@ -289,7 +290,8 @@ void run_case(const RunOptions& o) {
   };
   const std::string checkpoint_path = folder + "/" + stem + ".kcheck";
   long steps = 0;
-  auto checkpoint = [&] {
+  const std::string failed_checkpoint_path = folder + "/" + stem + ".failed.kcheck";
+  auto checkpoint = [&](const std::string& path) {
     output::Checkpoint k;
     k.order = options.order;
     k.precision = sim::precision_name(options.precision);
@@ -299,7 +301,7 @@ void run_case(const RunOptions& o) {
     k.steps = steps;
     k.outputs = series.outputs();
     k.solution = simulation->solution();
-    output::write_checkpoint(checkpoint_path, k);
+    output::write_checkpoint(path, k);
   };
   if (!o.resume.empty()) {
     const output::Checkpoint k = output::read_checkpoint(o.resume);
@@ -333,41 +335,58 @@ void run_case(const RunOptions& o) {
   int chunk = 1;  // steps between progress updates, grown so that each chunk takes about 0.1 s
   const StopSignals signals;
   const Clock::time_point solve_start = Clock::now();
-  for (const double next : output_times(c)) {
+  for (const double wanted : output_times(c)) {
+    // Times as the solver's clock holds them: a float solver lands on float(t), which may lie below t.
+    const double next = simulation->solver_time(wanted);
     if (next <= simulation->time()) continue;  // written before the checkpoint we resumed from
-    while (simulation->time() < next) {
+    for (bool reached = false; !reached;) {
       const Clock::time_point t0 = Clock::now();
       int allowed = chunk;
-      if (o.stop_after > 0) allowed = static_cast<int>(std::min<long>(chunk, std::max<long>(o.stop_after - steps, 0)));
+      if (o.stop_after > 0)
+        allowed = static_cast<int>(std::min<long>(chunk, std::max<long>(o.stop_after - (steps - steps_at_start), 0)));
+      int taken = 0;
       try {
-        steps += simulation->advance(next, integrator, cfl, fixed_dt, allowed);
+        taken = simulation->advance(wanted, integrator, cfl, fixed_dt, allowed);
       } catch (const std::runtime_error& e) {
         if (std::string(e.what()).find("non-physical state") == std::string::npos) throw;
-        // The solver left the state of the last good step: keep it for inspection, then stop.
+        // The state where the failure was found, for inspection: its own checkpoint (the last periodic one,
+        // of a good state, stays) and an output. If writing them fails too, the original error still comes.
         progress.finish();
-        const std::string last = series.write(mesh, *simulation);
-        checkpoint();
-        throw std::runtime_error(std::string(e.what()) + "; the last good state (t = " + std::to_string(simulation->time()) +
-                                 ") is in " + (last.empty() ? std::string() : last + " and ") + checkpoint_path);
+        std::string kept;
+        try {
+          const std::string last = series.write(mesh, *simulation);
+          checkpoint(failed_checkpoint_path);
+          kept = "; the state where it was found (t = " + std::to_string(simulation->time()) + ") is in " +
+                 (last.empty() ? std::string() : last + " and ") + failed_checkpoint_path;
+        } catch (const std::exception& write_error) {
+          kept = std::string("; writing that state failed too: ") + write_error.what();
+        }
+        throw std::runtime_error(std::string(e.what()) + kept);
       }
-      if (seconds_since(t0) < 0.1 && chunk < (1 << 20)) chunk *= 2;
+      steps += taken;
+      reached = simulation->time() >= next || taken < allowed;  // advance stops early only at `wanted`
+      // Steps per call: doubled while a full call is quick, halved when one is slow, so that progress, signals
+      // and checkpoints are looked at every 0.1 to 0.2 s.
+      const double took = seconds_since(t0);
+      if (taken == allowed && took < 0.1 && chunk < (1 << 20)) chunk *= 2;
+      if (took > 0.2 && chunk > 1) chunk /= 2;
       progress.update(steps, steps - steps_at_start, simulation->time(), simulation->last_dt());
       // The output of this time first, so that a checkpoint taken now lists it (resuming skips it then).
-      if (simulation->time() >= next) write_output();
+      if (reached) write_output();
       if (simulation->time() >= next_checkpoint) {
-        checkpoint();
+        checkpoint(checkpoint_path);
         next_checkpoint = next_checkpoint_after(simulation->time());
       }
-      const bool asked = stop_signal != 0 || (o.stop_after > 0 && steps >= o.stop_after);
-      if (asked && simulation->time() < end) {
+      const bool asked = stop_signal != 0 || (o.stop_after > 0 && steps - steps_at_start >= o.stop_after);
+      if (asked && simulation->time() < simulation->solver_time(end)) {
         progress.finish();
-        checkpoint();
+        checkpoint(checkpoint_path);
         const int code = stop_signal != 0 ? 128 + stop_signal : 130;
         std::fprintf(stderr,
                      "kempe: stopped at t = %.6g after %ld steps (%s); to continue, run the same command with "
                      "--resume %s\n",
                      simulation->time(), steps, stop_signal == SIGTERM ? "SIGTERM" : stop_signal ? "SIGINT" : "--stop-after",
-                    checkpoint_path.c_str());
+                     checkpoint_path.c_str());
         throw ExitRequest(code);
       }
     }
@@ -407,7 +426,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--output", o->output, "output folder (default: the case's output.directory)");
   cmd->add_option("--backend", o->backend, "cpu, cuda or auto (the GPU when one is present); same as --set solver.backend=");
   cmd->add_option("--resume", o->resume, "continue from a checkpoint (OUTPUT/CASE.kcheck) of the same case, bit for bit");
-  cmd->add_option("--stop-after", o->stop_after, "stop after this many steps in all, as on SIGINT (a checkpoint is written)")
+  cmd->add_option("--stop-after", o->stop_after, "stop after this many steps of this run, as on SIGINT (a checkpoint is written)")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--quiet", o->quiet, "print nothing but errors");
   auto help_config = std::make_shared<bool>(false);

@@ -219,6 +219,9 @@ YAML
     "$kempe" run "$work/generated.yaml" --output "$work/fields" --set "output.fields=[presure]"
   expect_fail "mesh file and generator" "mesh.generator: give either mesh.file or mesh.generator, not both" \
     "$kempe" run "$work/generated.yaml" --output "$work/generated" --set mesh.file=x.msh
+  # A float run whose end and output times round down in float (0.009 -> 0.0089999996) still ends.
+  check "float run ends on a time float rounds down" contains "$(timeout 60 "$kempe" run "$work/generated.yaml" \
+    --output "$work/float" --set solver.precision=float --set time.end=0.009 --set "output.times=[0.005]")" "# done: t = 0.009"
   # Every case of cases/ sets up and takes its first steps as it is.
   for case_file in "$source_dir"/cases/*.yaml; do
     name=$(basename "$case_file" .yaml)
@@ -237,7 +240,10 @@ YAML
   expect_fail "run stops at a non-physical state" "non-physical state at t = " "$kempe" run \
     "$source_dir/cases/double_mach.yaml" --set mesh.size=0.1 --set time.dt=0.01 --set solver.positivity=0 \
     --set solver.limiter=none --output "$work/run" --quiet
-  check "a non-physical stop keeps the last good state" test -s "$work/run/double_mach.kcheck"
+  check "a non-physical stop keeps the state for inspection" test -s "$work/run/double_mach.failed.kcheck"
+  expect_fail "a non-physical stop names what it kept" "the state where it was found (t = " "$kempe" run \
+    "$source_dir/cases/double_mach.yaml" --set mesh.size=0.1 --set time.dt=0.01 --set solver.positivity=0 \
+    --set solver.limiter=none --output "$work/run" --quiet
   expect_fail "run unknown backend" "--set solver.backend: unknown value 'gpu'; did you mean 'cpu'?" "$kempe" run \
     "$source_dir/cases/double_mach.yaml" --backend gpu
   expect_fail "run missing case" "none.yaml: cannot open the case file" "$kempe" run "$work/none.yaml"

@@ -71,8 +71,15 @@ TEST(Checkpoint, RoundTripKeepsEveryBit) {
   write_bytes(folder + "/flipped.kcheck", flipped);
   EXPECT_THAT(message_of(folder + "/flipped.kcheck"), HasSubstr("flipped.kcheck: the checkpoint's checksum does not match"));
   std::vector<char> newer = bytes;
-  newer[8] = 9;  // the format version follows the 8-byte magic
+  newer[8] = 9;  // the format version follows the 8-byte magic; the checksum (FNV-1a, the last 8 bytes) is redone
+  std::uint64_t hash = 1469598103934665603ull;
+  for (std::size_t i = 0; i + 8 < newer.size(); ++i) hash = (hash ^ static_cast<unsigned char>(newer[i])) * 1099511628211ull;
+  std::memcpy(newer.data() + newer.size() - 8, &hash, 8);
   write_bytes(folder + "/newer.kcheck", newer);
+  std::vector<char> damaged_format = bytes;
+  damaged_format[8] = 9;  // without a new checksum: damage, not another version
+  write_bytes(folder + "/damaged.kcheck", damaged_format);
+  EXPECT_THAT(message_of(folder + "/damaged.kcheck"), HasSubstr("damaged.kcheck: the checkpoint's checksum does not match"));
   EXPECT_THAT(message_of(folder + "/newer.kcheck"), HasSubstr("newer.kcheck: checkpoint format 9, this Kempe reads format 1"));
   write_bytes(folder + "/short.kcheck", std::vector<char>(bytes.begin(), bytes.begin() + 10));
   EXPECT_THAT(message_of(folder + "/short.kcheck"), HasSubstr("short.kcheck: the checkpoint is truncated"));
@@ -84,6 +91,9 @@ TEST(Checkpoint, FingerprintTellsMeshesApart) {
   const Mesh b = build_mesh(test::square_grid(5, true));
   EXPECT_EQ(output::mesh_fingerprint(a), output::mesh_fingerprint(build_mesh(test::square_grid(4, true))));
   EXPECT_NE(output::mesh_fingerprint(a), output::mesh_fingerprint(b));
+  Mesh moved = build_mesh(test::square_grid(4, true));
+  moved.x[3] += 1e-3;  // same connectivity, another geometry
+  EXPECT_NE(output::mesh_fingerprint(a), output::mesh_fingerprint(moved));
 }
 
 }  // namespace
