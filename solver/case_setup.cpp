@@ -56,11 +56,7 @@ std::string mesh_path(const CaseFile& c) {
 }
 
 Mesh load_case_mesh(const CaseFile& c) {
-  const bool file = c.has("mesh.file"), generator = c.has("mesh.generator");
-  if (file == generator)
-    throw std::invalid_argument(c.source() + ": mesh: give " + (file ? "either mesh.file or mesh.generator, not both"
-                                                                     : "mesh.file (a mesh file) or mesh.generator"));
-  if (file) {
+  if (c.has("mesh.file")) {  // the case file has exactly one of mesh.file and mesh.generator (checked when read)
     LoadOptions options;
     options.mesh_size = c.real("mesh.size");
     return load_mesh(mesh_path(c), options);

@@ -4,15 +4,12 @@
 // A string is a u64 length and its bytes.
 #include "solver/checkpoint.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
+#include "solver/files.hpp"
 
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
-#include <system_error>
 
 namespace kempe::output {
 namespace {
@@ -74,13 +71,6 @@ class Reader {
 
 }  // namespace
 
-void sync_to_disk(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) return;  // nothing to sync (the write itself was checked)
-  (void)::fsync(fd);
-  ::close(fd);
-}
-
 std::uint64_t mesh_fingerprint(const Mesh& mesh) {
   std::uint64_t hash = fnv_offset;
   auto add = [&](const auto& values) {
@@ -113,28 +103,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
   w.put(std::uint64_t(c.solution.size()));
   for (const double v : c.solution) w.put(v);
   w.put(fnv1a(w.bytes().data(), w.bytes().size()));
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    out.write(w.bytes().data(), static_cast<std::streamsize>(w.bytes().size()));
-    out.close();
-    if (!out) {
-      std::error_code error;
-      std::filesystem::remove(temporary, error);
-      throw std::runtime_error(path + ": cannot write the checkpoint (is the folder writable, is the disk full?)");
-    }
-  }
-  // On disk before the rename (and the rename on disk after it): a crash then leaves the old checkpoint or the
-  // new one, never a partial file under the checkpoint's name.
-  sync_to_disk(temporary);
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) {
-    std::filesystem::remove(temporary, error);
-    throw std::runtime_error(path + ": cannot write the checkpoint (rename from " + temporary + " failed)");
-  }
-  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
-  sync_to_disk(folder.empty() ? "." : folder.string());
+  write_file_atomically(path, std::string(w.bytes().begin(), w.bytes().end()), "the checkpoint");
 }
 
 Checkpoint read_checkpoint(const std::string& path) {

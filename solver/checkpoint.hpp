@@ -30,11 +30,8 @@ struct Checkpoint {
 /// on the same mesh file gives the same fingerprint, any other mesh or numbering almost surely not.
 std::uint64_t mesh_fingerprint(const Mesh& mesh);
 
-/// Writes through a temporary file and a rename; std::runtime_error naming the file when that fails.
+/// Writes through a temporary file and a rename (files.hpp); std::runtime_error naming the file when that fails.
 void write_checkpoint(const std::string& path, const Checkpoint& checkpoint);
-
-/// Flushes a written file (or a folder's entries) to the disk (fsync); silent when it cannot be opened.
-void sync_to_disk(const std::string& path);
 
 /// Reads and verifies (magic, format version, sizes, checksum). std::runtime_error naming the file and what is
 /// wrong: missing, not a checkpoint, another format version, truncated, checksum mismatch.

@@ -29,6 +29,39 @@ void add_nodes(int m, int a, int b, std::vector<std::array<int, 2>>& out) {
   add_nodes(m - 3, a + 1, b + 1, out);
 }
 
+/// A modal solution c[var][mode][element] of order p on k elements, checked for its size, evaluated at points
+/// given by their basis values.
+class ModalSolution {
+ public:
+  ModalSolution(const std::vector<double>& c, int order, index_t k, const char* who)
+      : c_(c), modes_(basis::num_modes(order)), k_(k) {
+    if (c.size() != std::size_t(euler::num_vars) * modes_ * k)
+      throw std::invalid_argument(std::string(who) + ": " + std::to_string(c.size()) + " coefficients, expected " +
+                                  std::to_string(std::size_t(euler::num_vars) * modes_ * k) + " (order " +
+                                  std::to_string(order) + ", " + std::to_string(k) + " elements)");
+  }
+  int modes() const { return modes_; }
+  /// The basis at reference points (r[q], s[q]): [points][modes].
+  std::vector<double> basis_at(const std::vector<double>& r, const std::vector<double>& s) const {
+    std::vector<double> phi(r.size() * modes_);
+    for (std::size_t q = 0; q < r.size(); ++q)
+      for (int m = 0; m < modes_; ++m) phi[q * modes_ + m] = basis::mode(m, r[q], s[q]);
+    return phi;
+  }
+  /// The conserved state u of element e at the point whose basis values are phi[modes].
+  void state(index_t e, const double* phi, double* u) const {
+    for (int var = 0; var < euler::num_vars; ++var) {
+      u[var] = 0;
+      for (int m = 0; m < modes_; ++m) u[var] += c_[(std::size_t(var) * modes_ + m) * k_ + e] * phi[m];
+    }
+  }
+
+ private:
+  const std::vector<double>& c_;
+  int modes_;
+  index_t k_;
+};
+
 }  // namespace
 
 std::vector<std::array<int, 2>> lagrange_triangle_lattice(int n) {
@@ -41,22 +74,19 @@ std::vector<std::array<int, 2>> lagrange_triangle_lattice(int n) {
 SampledSolution sample_solution(const Mesh& mesh, int order, double gamma, const std::vector<double>& c,
                                 const std::vector<std::uint8_t>& limited, double time) {
   const index_t k = mesh.num_elements();
-  const int modes = basis::num_modes(order);
-  if (c.size() != std::size_t(euler::num_vars) * modes * k)
-    throw std::invalid_argument("sample_solution: " + std::to_string(c.size()) + " coefficients, expected " +
-                                std::to_string(std::size_t(euler::num_vars) * modes * k));
+  const ModalSolution solution(c, order, k, "sample_solution");
   SampledSolution out;
   out.time = time;
   out.cell_order = order <= 1 ? 1 : order;
   const std::vector<std::array<int, 2>> lattice = lagrange_triangle_lattice(out.cell_order);
   out.points_per_cell = static_cast<int>(lattice.size());
   // The basis at the output nodes, the same for every element (the map from the reference triangle is affine).
-  std::vector<double> r(lattice.size()), s(lattice.size()), phi(lattice.size() * modes);
+  std::vector<double> r(lattice.size()), s(lattice.size());
   for (std::size_t q = 0; q < lattice.size(); ++q) {
     r[q] = -1 + 2.0 * lattice[q][0] / out.cell_order;
     s[q] = -1 + 2.0 * lattice[q][1] / out.cell_order;
-    for (int m = 0; m < modes; ++m) phi[q * modes + m] = basis::mode(m, r[q], s[q]);
   }
+  const std::vector<double> phi = solution.basis_at(r, s);
   const std::size_t points = std::size_t(k) * lattice.size();
   for (auto* field : {&out.x, &out.y, &out.density, &out.pressure, &out.mach, &out.entropy}) field->resize(points);
   out.velocity.resize(3 * points);
@@ -72,9 +102,8 @@ SampledSolution sample_solution(const Mesh& mesh, int order, double gamma, const
       const auto [px, py] = dg::triangle_point(vx, vy, r[q], s[q]);
       out.x[i] = px;
       out.y[i] = py;
-      double u[euler::num_vars] = {};
-      for (int var = 0; var < euler::num_vars; ++var)
-        for (int m = 0; m < modes; ++m) u[var] += c[(std::size_t(var) * modes + m) * k + e] * phi[q * modes + m];
+      double u[euler::num_vars];
+      solution.state(e, &phi[q * solution.modes()], u);
       const double rho = u[euler::density], vel_x = u[euler::momentum_x] / rho, vel_y = u[euler::momentum_y] / rho;
       const double p = euler::pressure(u, gamma);
       out.density[i] = rho;
@@ -92,21 +121,15 @@ SampledSolution sample_solution(const Mesh& mesh, int order, double gamma, const
 double entropy_error(const Mesh& mesh, int order, double gamma, const std::vector<double>& c, double rho_ref,
                      double p_ref) {
   const index_t k = mesh.num_elements();
-  const int modes = basis::num_modes(order);
-  if (c.size() != std::size_t(euler::num_vars) * modes * k)
-    throw std::invalid_argument("entropy_error: " + std::to_string(c.size()) + " coefficients for " +
-                                std::to_string(k) + " elements of order " + std::to_string(order));
+  const ModalSolution solution(c, order, k, "entropy_error");
   const quad::Rule rule = quad::triangle_rule(std::min(2 * order + 2, quad::max_triangle_degree));
-  std::vector<double> phi(std::size_t(rule.size()) * modes);
-  for (int q = 0; q < rule.size(); ++q)
-    for (int m = 0; m < modes; ++m) phi[std::size_t(q) * modes + m] = basis::mode(m, rule.r[q], rule.s[q]);
+  const std::vector<double> phi = solution.basis_at(rule.r, rule.s);
   double sum = 0, area = 0;
   for (index_t e = 0; e < k; ++e) {
     const double jacobian = mesh.volume[e] / 2;  // the reference triangle's area is 2
     for (int q = 0; q < rule.size(); ++q) {
-      double u[euler::num_vars] = {};
-      for (int var = 0; var < euler::num_vars; ++var)
-        for (int m = 0; m < modes; ++m) u[var] += c[(std::size_t(var) * modes + m) * k + e] * phi[std::size_t(q) * modes + m];
+      double u[euler::num_vars];
+      solution.state(e, &phi[std::size_t(q) * solution.modes()], u);
       const double d = euler::pressure(u, gamma) / p_ref * std::pow(rho_ref / u[euler::density], gamma) - 1;
       sum += rule.w[q] * jacobian * d * d;
       area += rule.w[q] * jacobian;

@@ -1,7 +1,7 @@
 // VTK output (vtk_output.hpp).
 #include "solver/vtk_output.hpp"
 
-#include "solver/checkpoint.hpp"
+#include "solver/files.hpp"
 
 #include <vtkCellArray.h>
 #include <vtkCellData.h>
@@ -20,11 +20,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
-#include <system_error>
 
 namespace kempe::output {
 namespace {
@@ -36,17 +33,6 @@ vtkNew<vtkDoubleArray> point_field(const char* name, const std::vector<double>& 
   array->SetNumberOfTuples(static_cast<vtkIdType>(values.size() / components));
   for (std::size_t i = 0; i < values.size(); ++i) array->SetValue(static_cast<vtkIdType>(i), values[i]);
   return array;
-}
-
-/// Renames `from` to `to` (after flushing `from` to the disk), or removes `from` and throws naming `to`.
-void replace(const std::string& from, const std::string& to) {
-  sync_to_disk(from);
-  std::error_code error;
-  std::filesystem::rename(from, to, error);
-  if (error) {
-    std::filesystem::remove(from, error);
-    throw std::runtime_error(to + ": cannot write the output file (rename from " + from + " failed)");
-  }
 }
 
 /// Writes the grid through a temporary file and a rename (binary, zlib-compressed).
@@ -63,30 +49,11 @@ void write_grid(const std::string& path, vtkUnstructuredGrid* grid) {
   vtkObject::SetGlobalWarningDisplay(0);
   const int written = writer->Write();
   vtkObject::SetGlobalWarningDisplay(warnings);
-  if (written != 1) {
-    std::error_code error;
-    std::filesystem::remove(temporary, error);
-    throw std::runtime_error(path + ": cannot write the VTK file (is the folder writable, is the disk full?)");
-  }
-  replace(temporary, path);
+  if (written != 1) fail_write(temporary, path, "the VTK file");
+  commit_file(temporary, path, "the VTK file");
 }
 
 }  // namespace
-
-void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    out << text;
-    out.close();
-    if (!out) {
-      std::error_code error;
-      std::filesystem::remove(temporary, error);
-      throw std::runtime_error(path + ": cannot write the file (is the folder writable, is the disk full?)");
-    }
-  }
-  replace(temporary, path);
-}
 
 void write_vtu(const std::string& path, const SampledSolution& solution, const std::vector<std::string>& fields) {
   vtkNew<vtkUnstructuredGrid> grid;
@@ -197,7 +164,7 @@ void PvdCollection::add(double time, const std::string& file) {
         << xml_escaped(name) << "\"/>\n";
   }
   xml << "  </Collection>\n</VTKFile>\n";
-  write_file_atomically(path_, xml.str());
+  write_file_atomically(path_, xml.str(), "the collection");
 }
 
 }  // namespace kempe::output

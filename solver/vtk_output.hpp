@@ -34,7 +34,4 @@ class PvdCollection {
   std::vector<std::pair<double, std::string>> entries_;
 };
 
-/// Writes `text` to `path` through a temporary file and a rename (std::runtime_error naming the file).
-void write_file_atomically(const std::string& path, const std::string& text);
-
 }  // namespace kempe::output

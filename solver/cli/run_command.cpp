@@ -10,7 +10,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -25,6 +24,7 @@
 #include "solver/case_setup.hpp"
 #include "solver/cli/commands.hpp"
 #include "solver/checkpoint.hpp"
+#include "solver/files.hpp"
 #include "solver/output.hpp"
 #include "solver/simulation.hpp"
 #if KEMPE_HAVE_VTK
@@ -141,10 +141,9 @@ std::string format_duration(double s) {
 }
 
 /// The output folder: --output, else output.directory with {case} replaced by the case file's stem.
-std::string output_folder(const RunOptions& o, const cases::CaseFile& c) {
+std::string output_folder(const RunOptions& o, const cases::CaseFile& c, const std::string& stem) {
   if (!o.output.empty()) return o.output;
   std::string dir = c.text("output.directory");
-  const std::string stem = std::filesystem::path(o.case_file).stem().string();
   for (std::size_t at = dir.find("{case}"); at != std::string::npos; at = dir.find("{case}", at + stem.size()))
     dir.replace(at, 6, stem);
   return dir;
@@ -228,16 +227,10 @@ void run_case(const RunOptions& o) {
   if (!o.backend.empty()) overrides.push_back("solver.backend=" + o.backend);
   const cases::CaseFile c = cases::CaseFile::load(o.case_file, overrides);
   const auto initial = cases::initial_state(c);
-  const std::string folder = output_folder(o, c);
-  std::filesystem::create_directories(folder);
   const std::string stem = std::filesystem::path(o.case_file).stem().string();
-  {
-    const std::string resolved = folder + "/" + stem + ".resolved.yaml";
-    std::ofstream out(resolved);
-    out << c.resolved_yaml();
-    out.close();
-    if (!out) throw std::runtime_error(resolved + ": cannot write the resolved configuration");
-  }
+  const std::string folder = output_folder(o, c, stem);
+  std::filesystem::create_directories(folder);
+  output::write_file_atomically(folder + "/" + stem + ".resolved.yaml", c.resolved_yaml(), "the resolved configuration");
   if (!o.quiet) std::fputs(c.resolved_yaml().c_str(), stdout);
 
   Mesh mesh = cases::load_case_mesh(c);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/backend.hpp"
+#include "skip.hpp"
 
 namespace {
 
@@ -17,7 +18,7 @@ struct Axpy {
 };
 
 TEST(GpuBackend, ForallMatchesCpu) {
-  if (kempe::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
+  SKIP_WITHOUT_GPU();
   const kempe::index_t n = 1 << 20;
   std::vector<double> x(n), y(n);
   for (kempe::index_t i = 0; i < n; ++i) {

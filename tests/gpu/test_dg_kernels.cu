@@ -13,6 +13,7 @@
 #include "kernels/backend.hpp"
 #include "kernels/dg_K.hpp"
 #include "kernels/triangle.hpp"
+#include "skip.hpp"
 
 namespace {
 
@@ -106,7 +107,7 @@ void compare_kernels() {
 }
 
 TEST(GpuDgKernels, StableStepReductionMatchesCpu) {
-  if (kempe::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
+  SKIP_WITHOUT_GPU();
   constexpr int P = 2, nm = kempe::basis::num_modes(P), nv = kempe::euler::num_vars;
   const index_t n = 100000;  // several blocks' worth per thread of the fixed reduction grid
   std::mt19937 rng(5);
@@ -132,7 +133,7 @@ TEST(GpuDgKernels, StableStepReductionMatchesCpu) {
 }
 
 TEST(GpuDgKernels, MatchCpu) {
-  if (kempe::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
+  SKIP_WITHOUT_GPU();
   compare_kernels<1>();
   compare_kernels<3>();
   compare_kernels<5>();

@@ -10,6 +10,7 @@
 #include "kernels/backend.hpp"
 #include "kernels/boundary_K.hpp"
 #include "kernels/euler.hpp"
+#include "skip.hpp"
 
 namespace {
 
@@ -28,7 +29,7 @@ struct FaceFluxes {
 };
 
 TEST(GpuEuler, FluxesMatchCpu) {
-  if (kempe::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
+  SKIP_WITHOUT_GPU();
   const kempe::index_t n = 1 << 16;
   std::vector<double> states(std::size_t(n + 1) * num_vars);
   std::mt19937 rng(3);
@@ -66,7 +67,7 @@ struct FunctionStates {
 };
 
 TEST(GpuEuler, StateFunctionsMatchCpu) {
-  if (kempe::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
+  SKIP_WITHOUT_GPU();
   const kempe::index_t n = 1 << 14;
   double* d_out = nullptr;
   ASSERT_EQ(cudaMalloc(&d_out, std::size_t(n) * num_vars * sizeof(double)), cudaSuccess);

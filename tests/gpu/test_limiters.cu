@@ -13,6 +13,7 @@
 #include "kernels/backend.hpp"
 #include "kernels/limiter_K.hpp"
 #include "kernels/triangle.hpp"
+#include "skip.hpp"
 
 namespace {
 
@@ -21,7 +22,7 @@ constexpr int P = 3;
 constexpr int nm = kempe::basis::num_modes(P), nv = kempe::euler::num_vars;
 
 TEST(GpuLimiters, MatchCpu) {
-  if (kempe::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
+  SKIP_WITHOUT_GPU();
   const index_t n = 4096, vertices = 2048;
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> unit(-1, 1), metric(2, 8);

@@ -9,12 +9,10 @@
 
 #include "../unit/dg_cases.hpp"
 #include "solver/simulation.hpp"
+#include "skip.hpp"
 
 namespace kempe {
 namespace {
-
-#define SKIP_WITHOUT_GPU() \
-  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine"
 
 double normwise_difference(const std::vector<double>& a, const std::vector<double>& b) {
   double d2 = 0, r2 = 0;

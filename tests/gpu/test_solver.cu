@@ -12,14 +12,12 @@
 #include <vector>
 
 #include "../unit/dg_cases.hpp"
+#include "skip.hpp"
 
 namespace kempe {
 namespace {
 
 using test::gamma_air;
-
-#define SKIP_WITHOUT_GPU() \
-  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine"
 
 /// How far the GPU's coefficients are from the CPU's: norm-wise, ||gpu - cpu||_2 / ||cpu||_2 (the measure the
 /// tolerances apply to), and the largest |gpu - cpu| / (1 + |cpu|) of one coefficient (printed, and bounded
