@@ -31,7 +31,7 @@ struct FaceColoring {
   index_t greedy_conflicts = 0;  ///< faces the randomized greedy pass left uncolored
   index_t hard_conflicts = 0;    ///< of those, faces no Kempe-chain interchange could place
   index_t fallback_faces = 0;    ///< faces still uncolored when the effort bound ran out (colored by Misra-Gries)
-  /// A closed triangle surface colored through a vertex 4-coloring (coloring/surface.cpp); greedy_conflicts
+  /// A triangle mesh colored through a vertex 4-coloring (coloring/surface.cpp); greedy_conflicts
   /// and hard_conflicts then count mesh vertices: those with no free color, those that needed random interchanges.
   bool by_vertices = false;
   std::vector<index_t> faces_per_color() const;

@@ -61,9 +61,10 @@ FaceColoring run_tait(const Mesh& mesh, std::uint64_t seed);
 /// dual is cubic); else what is wrong, for the error message.
 std::string not_a_closed_triangle_surface(const Mesh& mesh);
 
-/// Closed triangle surfaces: a 3-coloring of the faces from a vertex 4-coloring (Tait's correspondence,
-/// surface.cpp), or nothing when the bounded vertex search does not finish.
-std::optional<FaceColoring> color_closed_surface_by_vertices(const Mesh& mesh, std::uint64_t seed);
+/// Triangle meshes (planar or surfaces, with or without boundary): a 3-coloring of the faces from a vertex
+/// 4-coloring (Tait's correspondence, surface.cpp); nothing for other meshes, periodic ones, or when the
+/// bounded vertex search does not finish. The classes are not balanced here.
+std::optional<FaceColoring> color_triangles_by_vertices(const Mesh& mesh, std::uint64_t seed);
 
 /// The fewest colors possible: the largest face count of any element.
 int max_faces(const Mesh& m);
