@@ -21,9 +21,17 @@ DualGraph::DualGraph(const Mesh& m, bool breadth_first) : num_elements(m.num_ele
   // Each face slot's neighbour and face side by side, gathered in one pass in the mesh's order: the search
   // below then reads one block per element instead of four scattered arrays. With the faces numbered in the
   // same sweep, building this graph for Rect E takes 0.75 s instead of 1.1 s (it was most of kempe's time).
-  std::vector<std::array<index_t, 2>> slot(m.element_faces.size());
+  // Meshes from Gmsh number their elements without locality (Rect E's bandwidth is its size), so nearly every
+  // read of a neighbour misses the cache: the loops below fetch the data `ahead` iterations early.
+  constexpr std::size_t ahead = 16;
+  const std::size_t num_slots = m.element_faces.size();
+  std::vector<std::array<index_t, 2>> slot(num_slots);
   for (index_t e = 0; e < num_elements; ++e)
     for (index_t k = m.element_face_begin[e]; k < m.element_face_begin[e + 1]; ++k) {
+      if (std::size_t(k) + ahead < num_slots) {
+        __builtin_prefetch(&m.face_left[m.element_faces[k + ahead]]);
+        __builtin_prefetch(&m.face_right[m.element_faces[k + ahead]]);
+      }
       const index_t f = m.element_faces[k];
       slot[k] = {m.face_left[f] == e ? m.face_right[f] : m.face_left[f], f};
     }
@@ -45,6 +53,16 @@ DualGraph::DualGraph(const Mesh& m, bool breadth_first) : num_elements(m.num_ele
     order.push_back(root);
     for (std::size_t i = order.size() - 1; i < order.size(); ++i) {
       const index_t e = order[i];
+      if (i + ahead < order.size()) {  // the queue is the visiting order, known ahead
+        __builtin_prefetch(&m.element_face_begin[order[i + ahead]]);
+        const index_t soon = order[i + ahead / 2];
+        __builtin_prefetch(&slot[m.element_face_begin[soon]]);
+        if (i + ahead / 4 < order.size()) {
+          const index_t next = order[i + ahead / 4];
+          for (index_t k = m.element_face_begin[next]; k < m.element_face_begin[next + 1]; ++k)
+            if (slot[k][0] != no_element) __builtin_prefetch(&new_element[slot[k][0]]);
+        }
+      }
       for (index_t k = m.element_face_begin[e]; k < m.element_face_begin[e + 1]; ++k) {
         const auto [n, f] = slot[k];
         index_t n_new = no_element;
