@@ -9,6 +9,7 @@
 #include "kernels/backend.hpp"
 #include "kernels/euler.hpp"
 #include "kernels/registry.hpp"
+#include "kernels/riemann_K.hpp"
 
 namespace kempe::bc {
 
@@ -35,7 +36,29 @@ inline Kind kind_from_name(std::string_view name) { return find_by_name("boundar
 enum class StateFunction : std::int8_t {
   double_mach,        ///< Woodward & Colella's Mach 10 shock at 60 degrees, foot at x = 1/6 at t = 0
   isentropic_vortex,  ///< Shu's vortex, centre (5, 5) at t = 0, carried by the mean flow (1, 1)
+  // Toro's Riemann problems (tests 1-5 of section 4.3.3, ../shared/reference/cases.md), diaphragm at x = 0.5:
+  // the exact solution (riemann_K.hpp) at every t.
+  sod,
+  toro_2,
+  toro_3,
+  toro_4,
+  toro_5,
 };
+
+/// The two states of a named Riemann problem (density, velocity, pressure), and its diaphragm position.
+inline constexpr double riemann_diaphragm = 0.5;
+template <class Real>
+KEMPE_HD void riemann_problem(StateFunction f, riemann::Primitive<Real>& left, riemann::Primitive<Real>& right) {
+  switch (f) {
+    case StateFunction::toro_2: left = {Real(1), Real(-2), Real(0.4)}, right = {Real(1), Real(2), Real(0.4)}; return;
+    case StateFunction::toro_3: left = {Real(1), Real(0), Real(1000)}, right = {Real(1), Real(0), Real(0.01)}; return;
+    case StateFunction::toro_4: left = {Real(1), Real(0), Real(0.01)}, right = {Real(1), Real(0), Real(100)}; return;
+    case StateFunction::toro_5:
+      left = {Real(5.99924), Real(19.5975), Real(460.894)}, right = {Real(5.99242), Real(-6.19633), Real(46.0950)};
+      return;
+    default: left = {Real(1), Real(0), Real(1)}, right = {Real(0.125), Real(0), Real(0.1)}; return;  // sod
+  }
+}
 
 inline constexpr Named<StateFunction> state_functions[] = {
     {StateFunction::double_mach, "double-mach",
@@ -43,6 +66,17 @@ inline constexpr Named<StateFunction> state_functions[] = {
      "pre-shock (rho 1.4, p 1, at rest) ahead of it"},
     {StateFunction::isentropic_vortex, "isentropic-vortex",
      "the exact isentropic vortex (epsilon 5) centred at (5 + t, 5 + t) in the mean flow rho = u = v = p = 1"},
+    {StateFunction::sod, "sod",
+     "Sod's shock tube (Toro's test 1), (rho, u, p) = (1, 0, 1) for x < 0.5, (0.125, 0, 0.1) beyond; exact at t"},
+    {StateFunction::toro_2, "toro-2",
+     "Toro's test 2 (123 problem: two rarefactions), (1, -2, 0.4) against (1, 2, 0.4) at x = 0.5; exact at t"},
+    {StateFunction::toro_3, "toro-3",
+     "Toro's test 3 (left half of the blast wave), (1, 0, 1000) against (1, 0, 0.01) at x = 0.5; exact at t"},
+    {StateFunction::toro_4, "toro-4",
+     "Toro's test 4 (right half of the blast wave), (1, 0, 0.01) against (1, 0, 100) at x = 0.5; exact at t"},
+    {StateFunction::toro_5, "toro-5",
+     "Toro's test 5 (colliding shocks), (5.99924, 19.5975, 460.894) against (5.99242, -6.19633, 46.095) at "
+     "x = 0.5; exact at t"},
 };
 /// The state function of the given name; std::invalid_argument with the closest known name otherwise.
 inline StateFunction state_function_from_name(std::string_view name) {
@@ -74,6 +108,17 @@ KEMPE_HD void function_state(StateFunction f, Real x, Real y, Real t, Real gamma
           Real(1) - (gamma - Real(1)) * eps * eps / (Real(8) * gamma * pi * pi) * std::exp(Real(1) - r2);
       const Real rho = std::pow(temperature, Real(1) / (gamma - Real(1)));
       euler::conserved(rho, vx, vy, rho * temperature, gamma, out);
+      return;
+    }
+    case StateFunction::sod:
+    case StateFunction::toro_2:
+    case StateFunction::toro_3:
+    case StateFunction::toro_4:
+    case StateFunction::toro_5: {
+      riemann::Primitive<Real> left, right;
+      riemann_problem(f, left, right);
+      const riemann::Primitive<Real> q = riemann::solution(left, right, Real(riemann_diaphragm), gamma, x, t);
+      euler::conserved(q.density, q.velocity, Real(0), q.pressure, gamma, out);
       return;
     }
   }

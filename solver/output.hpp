@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,5 +44,15 @@ SampledSolution sample_solution(const Mesh& mesh, int order, double gamma, const
 /// quadrature rule exact for degree 2p + 2 on each element.
 double entropy_error(const Mesh& mesh, int order, double gamma, const std::vector<double>& c, double rho_ref,
                      double p_ref);
+
+/// The exact solution at a point: exact(x, y, u) writes the conserved state u[num_vars].
+using ExactState = std::function<void(double x, double y, double* u)>;
+
+/// The density error against an exact solution, by the same quadrature: L1 = integral of |rho - rho_exact| over
+/// the mesh / area (Toro's and the shock-tube literature's measure), L2 = sqrt(integral of the square / area).
+struct DensityError {
+  double l1 = 0, l2 = 0;
+};
+DensityError density_error(const Mesh& mesh, int order, const std::vector<double>& c, const ExactState& exact);
 
 }  // namespace kempe::output

@@ -17,6 +17,7 @@
 
 #include "coloring/coloring.hpp"
 #include "coloring/reorder.hpp"
+#include "kernels/boundary_K.hpp"
 #include "kernels/registry.hpp"
 #include "mesh/load.hpp"
 #include "solver/case_file.hpp"
@@ -273,13 +274,24 @@ void run_case(const RunOptions& o) {
     if (!(reference[0] > 0 && reference[3] > 0))
       throw std::invalid_argument(c.source() + ": output.entropy_reference: density and pressure must be positive");
   }
-  double last_entropy_error = -1;
+  // And the density error against output.exact, a named function's exact solution at the output's time.
+  const bool compare_exact = c.has("output.exact");
+  const bc::StateFunction exact = compare_exact ? bc::state_function_from_name(c.text("output.exact")) : bc::StateFunction{};
   auto write_output = [&] {
     series.write(mesh, *simulation);
-    if (reference.empty()) return;
-    last_entropy_error = output::entropy_error(mesh, options.order, options.gamma, simulation->solution(),
-                                               reference[0], reference[3]);
-    if (!o.quiet) std::printf("# t = %.6g: entropy error %.6e\n", simulation->time(), last_entropy_error);
+    if (o.quiet) return;
+    if (!reference.empty())
+      std::printf("# t = %.6g: entropy error %.6e\n", simulation->time(),
+                  output::entropy_error(mesh, options.order, options.gamma, simulation->solution(), reference[0],
+                                        reference[3]));
+    if (compare_exact) {
+      const double t = simulation->time(), gamma = options.gamma;
+      const output::DensityError error = output::density_error(
+          mesh, options.order, simulation->solution(),
+          [&](double x, double y, double* u) { bc::function_state(exact, x, y, t, gamma, u); });
+      std::printf("# t = %.6g: density error against %s: L1 %.6e, L2 %.6e\n", t, c.text("output.exact").c_str(),
+                  error.l1, error.l2);
+    }
   };
   const std::string checkpoint_path = folder + "/" + stem + ".kcheck";
   long steps = 0;

@@ -138,7 +138,7 @@ TEST(CaseFile, MissingAndInconsistentKeysAreNamed) {
             "case.yaml:10:12: boundaries.inlet.state: boundary group 'inlet' has no condition");
   EXPECT_EQ(error_of(uniform + "boundaries:\n  top:\n    condition: function\n"),
             "case.yaml:10:16: boundaries.top.condition: function needs boundaries.top.function (one of: double-mach, "
-            "isentropic-vortex)");
+            "isentropic-vortex, sod, toro-2, toro-3, toro-4, toro-5)");
   EXPECT_EQ(error_of(uniform + "boundaries:\n  top:\n    condition: slip\n"),
             "case.yaml:10:16: boundaries.top.condition: unknown value 'slip'; known: wall, inflow, outflow, farfield, function, periodic");
   EXPECT_EQ(error_of(uniform), "");
