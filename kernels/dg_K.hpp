@@ -60,6 +60,10 @@ struct Faces {
   const Real *normal_x, *normal_y, *length;
   const Real *x0, *y0, *x1, *y1;
   const std::int32_t* boundary;  ///< boundary group of a boundary face (the Boundary functor's first argument)
+  /// [faces][3] or null: the boundary curve's tangent angle relative to a boundary face at its first vertex,
+  /// middle and second vertex (mesh/boundary_curve.hpp). Where given, boundary conditions see the curve's
+  /// normal at each quadrature point instead of the straight face's (Krivodonova & Berger 2006).
+  const Real* bend = nullptr;
 };
 
 /// The race strategies of the surface term, all sharing face_integrals below (chosen by name at run time):
@@ -213,7 +217,19 @@ struct FaceIntegrals {
         // Face points from (x0, y0) at the reference point -1 to (x1, y1) at +1.
         const Real s = (Real(1) + t.face_abscissa[q]) / Real(2);
         const Real x = fc.x0[f] + s * (fc.x1[f] - fc.x0[f]), y = fc.y0[f] + s * (fc.y1[f] - fc.y0[f]);
-        boundary(fc.boundary[f], ul, nx, ny, x, y, clock[0] + stage_fraction * clock[1], ur);
+        // The ghost state sees the boundary curve's normal at this point (a slip wall then reflects the
+        // velocity about the true wall); the flux below keeps the face's own normal, so the scheme stays
+        // conservative on the straight elements (Krivodonova & Berger 2006).
+        Real bx = nx, by = ny;
+        if (fc.bend != nullptr) {
+          const Real* a = fc.bend + 3 * f;
+          const Real xi = t.face_abscissa[q];
+          const Real angle = a[1] + xi * (a[2] - a[0]) / Real(2) + xi * xi * ((a[0] + a[2]) / Real(2) - a[1]);
+          const Real cosine = std::cos(angle), sine = std::sin(angle);
+          bx = cosine * nx - sine * ny;
+          by = sine * nx + cosine * ny;
+        }
+        boundary(fc.boundary[f], ul, bx, by, x, y, clock[0] + stage_fraction * clock[1], ur);
       }
       euler::numerical_flux(F, ul, ur, nx, ny, gamma, flux);
       const Real w = t.face_weight[q];

@@ -96,6 +96,10 @@ const std::vector<Setting> table = {
     {"solver.flux", T::choice, "hllc", "numerical flux (approximate Riemann solver)", flux_names},
     {"solver.limiter", T::choice, "none", "slope limiter", limiter_names},
     {"solver.troubled_cells_only", T::boolean, "true", "limit only the cells the KXRCF indicator flags"},
+    {"solver.curved_boundaries", T::boolean, "true",
+     "boundary conditions with the normal of the curve through the boundary vertices (cubic, not across corners "
+     "of more than 30 degrees) at each face point, as Krivodonova & Berger (2006) impose curved walls on "
+     "straight-sided elements; false: the straight faces' normals. No effect on straight boundaries"},
     {"solver.moment_theta", T::real, "2", "the moment limiter's bound on slopes against neighbour differences",
      nullptr, 1, 2},
     {"solver.positivity", T::real, "1e-10", "least density and pressure the positivity limiter keeps (0: off)",

@@ -25,6 +25,7 @@
 #include "kernels/quadrature.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/triangle.hpp"
+#include "mesh/boundary_curve.hpp"
 #include "mesh/mesh.hpp"
 #include "solver/time_integrators.hpp"
 
@@ -169,7 +170,9 @@ class EulerDG {
       x1_[f] = Real(mesh.x[v[(kl + 1) % 3]]);
       y1_[f] = Real(mesh.y[v[(kl + 1) % 3]]);
     }
+    boundary_bend_ = convert(boundary_tangent_angles(mesh));  // empty where every boundary is straight
     place_arrays();
+    set_curved_boundaries(true);
   }
 
   index_t num_elements() const { return k_; }
@@ -319,6 +322,11 @@ class EulerDG {
     if (!(dt > Real(0))) throw std::invalid_argument("step: the time step must be positive, got " + std::to_string(double(dt)));
     run_step({method, 0.0, dt, Real(1e30)});
   }
+
+  /// Whether boundary conditions see the normal of the boundary curve through the boundary vertices (the
+  /// default; mesh/boundary_curve.hpp) or the straight faces' own. Nothing changes where the boundaries are
+  /// straight.
+  void set_curved_boundaries(bool curved) { d_.faces.bend = curved ? placed_bend_ : nullptr; }
 
   /// Turns on Zhang & Shu's positivity limiter after every stage: density and pressure at least epsilon at
   /// the volume and face quadrature points (0 turns it off).
@@ -618,6 +626,7 @@ class EulerDG {
     visit(x1_, "face end points", d_.faces.x1);
     visit(y1_, "face end points", d_.faces.y1);
     visit(face_boundary_, "face boundary groups", d_.faces.boundary);
+    if (!boundary_bend_.empty()) visit(boundary_bend_, "boundary curve angles", placed_bend_);
     visit(element_faces_, "element faces", d_.element_faces);
     visit(inradius_, "inradii", d_.inradius);
     visit(circumradius_, "circumradii", d_.circumradius);
@@ -766,6 +775,8 @@ class EulerDG {
   std::vector<std::int8_t> face_left_local_, face_right_local_;
   std::vector<std::int32_t> face_boundary_;
   std::vector<Real> normal_x_, normal_y_, length_, x0_, y0_, x1_, y1_;
+  std::vector<Real> boundary_bend_;     ///< [faces][3], or empty: see Faces::bend
+  const Real* placed_bend_ = nullptr;  ///< boundary_bend_ where the kernels read it
   // In the backend's memory.
   Arrays d_;
   std::tuple<std::vector<Buffer<Real>>, std::vector<Buffer<index_t>>, std::vector<Buffer<std::int8_t>>> device_arrays_;

@@ -37,6 +37,7 @@ struct SolverOptions {
   dg::Limiter limiter = dg::Limiter::none;
   double moment_theta = 2;
   bool troubled_cells_only = true;
+  bool curved_boundaries = true;  ///< boundary conditions with the boundary curve's normal (EulerDG::set_curved_boundaries)
   double positivity = 1e-10;  ///< least density and pressure the positivity limiter keeps; 0: off
 };
 

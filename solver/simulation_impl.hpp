@@ -25,6 +25,7 @@ class SimulationOf final : public Simulation {
         solver_(mesh, Real(options.gamma), boundary(), options.strategy, options.backend) {
     solver_.set_limiter(options.limiter, options.moment_theta, options.troubled_cells_only);
     solver_.set_positivity_limiter(Real(options.positivity));
+    solver_.set_curved_boundaries(options.curved_boundaries);
   }
   const SolverOptions& options() const override { return options_; }
   index_t num_elements() const override { return solver_.num_elements(); }

@@ -186,6 +186,7 @@ sim::SolverOptions solver_options(const cases::CaseFile& c) {
   s.limiter = dg::limiter_from_name(c.text("solver.limiter"));
   s.moment_theta = c.real("solver.moment_theta");
   s.troubled_cells_only = c.boolean("solver.troubled_cells_only");
+  s.curved_boundaries = c.boolean("solver.curved_boundaries");
   s.positivity = c.real("solver.positivity");
   return s;
 }

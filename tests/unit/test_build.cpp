@@ -5,9 +5,11 @@
 #include <cmath>
 #include <numeric>
 
+#include "mesh/boundary_curve.hpp"
 #include "mesh/mesh.hpp"
 #include "mesh/report.hpp"
 #include "mesh_fixtures.hpp"
+#include "structured_meshes.hpp"
 
 namespace kempe {
 namespace {
@@ -308,6 +310,62 @@ TEST(BuildMeshErrors, NonManifoldFace) {
   add(raw, ElementType::triangle, {0, 1, 4});  // a third triangle on edge (0, 1)
   EXPECT_THAT(build_error(raw), AllOf(HasSubstr("handmade.msh"), HasSubstr("non-manifold"), HasSubstr("nodes 1 2"),
                                       HasSubstr("3 elements")));
+}
+
+/// A fan of triangles around the origin over n + 1 points of the circle of radius 1 from angle 0 to `arc`,
+/// closed by the two radii when arc < 2 pi (a sector), or all around (a disc).
+Mesh circle_fan(int n, double arc) {
+  const bool disc = arc > 6.28;
+  RawMesh raw = test::make_raw(2, {{0, 0}});
+  const int points = disc ? n : n + 1;
+  for (int i = 0; i < points; ++i) {
+    raw.x.push_back(std::cos(arc * i / n));
+    raw.y.push_back(std::sin(arc * i / n));
+    raw.z.push_back(0);
+    raw.node_tag.push_back(i + 2);
+  }
+  for (int i = 0; i < n; ++i) test::add(raw, ElementType::triangle, {0, 1 + i, 1 + (i + 1) % points});
+  return build_mesh(raw);
+}
+
+/// Largest error of the angles against the circle's: at a chord's ends the circle turns by half the angle
+/// the chord spans, in the middle not at all. Straight faces (the radii) must have none.
+double arc_angle_error(const Mesh& m, const std::vector<double>& angles, double span) {
+  double worst = 0;
+  for (index_t f = 0; f < m.num_faces(); ++f) {
+    if (m.face_right[f] != no_element) continue;
+    const index_t a = m.face_vertices[std::size_t(f) * max_face_vertices];
+    const index_t b = m.face_vertices[std::size_t(f) * max_face_vertices + 1];
+    const bool radius = a == 0 || b == 0;
+    // Counterclockwise around the fan's centre the tangent turns left: -span/2 at the start, +span/2 at the end.
+    const double turn = std::atan2(m.x[a] * m.y[b] - m.y[a] * m.x[b], m.x[a] * m.x[b] + m.y[a] * m.y[b]) > 0 ? 1 : -1;
+    const double expected[3] = {radius ? 0 : -turn * span / 2, 0, radius ? 0 : turn * span / 2};
+    for (int q = 0; q < 3; ++q) worst = std::max(worst, std::abs(angles[std::size_t(f) * 3 + q] - expected[q]));
+  }
+  return worst;
+}
+
+TEST(BoundaryCurve, FollowsACircleAtThirdOrderAndKeepsCornersAndStraightSides) {
+  const double pi = 3.14159265358979323846;
+  double previous = 0;
+  for (const int n : {32, 64, 128}) {
+    const Mesh disc = circle_fan(n, 2 * pi);
+    const std::vector<double> angles = boundary_tangent_angles(disc);
+    ASSERT_EQ(angles.size(), std::size_t(disc.num_faces()) * 3);
+    const double error = arc_angle_error(disc, angles, 2 * pi / n);
+    EXPECT_LT(error, 0.1 * std::pow(2 * pi / n, 3)) << n;  // O(h^3): 0.083 h^3 on the circle
+    if (previous > 0) {
+      EXPECT_GT(previous / error, 7.0) << n;  // about 8 per halving
+    }
+    previous = error;
+  }
+  // A half disc: the diameter is two collinear radii (nothing bends there), and its ends are 90-degree corners
+  // that the arc is not continued across (one-sided quadratics on the arc's first and last faces).
+  const Mesh half = circle_fan(32, pi);
+  const std::vector<double> angles = boundary_tangent_angles(half);
+  EXPECT_LT(arc_angle_error(half, angles, pi / 32), 0.05 * std::pow(pi / 32, 2));
+  // A straight boundary bends nowhere: nothing to store.
+  EXPECT_TRUE(boundary_tangent_angles(build_mesh(test::square_grid(4, true))).empty());
 }
 
 }  // namespace
