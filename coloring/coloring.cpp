@@ -295,7 +295,7 @@ constexpr index_t balance_tolerance = 1000;
 
 bool balanced(const std::vector<index_t>& count) {
   const auto [smallest, largest] = std::minmax_element(count.begin(), count.end());
-  return (*largest - *smallest) * balance_tolerance <= *smallest;
+  return std::int64_t(*largest - *smallest) * balance_tolerance <= *smallest;  // 64 bits: no overflow
 }
 
 /// Evens out class sizes: flipping an a/b path with one more a-face than b-faces moves one face from a to b.

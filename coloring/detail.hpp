@@ -62,8 +62,9 @@ FaceColoring run_tait(const Mesh& mesh, std::uint64_t seed);
 std::string not_a_closed_triangle_surface(const Mesh& mesh);
 
 /// Triangle meshes (planar or surfaces, with or without boundary): a 3-coloring of the faces from a vertex
-/// 4-coloring (Tait's correspondence, surface.cpp); nothing for other meshes, periodic ones, or when the
-/// bounded vertex search does not finish. The classes are not balanced here.
+/// 4-coloring (Tait's correspondence, surface.cpp); nothing for other meshes, for periodic ones whose
+/// translated nodes the vertex colors do not fit, or when the bounded vertex search does not finish. The
+/// classes are not balanced here.
 std::optional<FaceColoring> color_triangles_by_vertices(const Mesh& mesh, std::uint64_t seed);
 
 /// The fewest colors possible: the largest face count of any element.

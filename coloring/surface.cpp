@@ -238,10 +238,12 @@ class VertexFourColoring {
 };
 
 /// The faces' colors from the vertices': element by element, local face k of a triangle joins its vertices k
-/// and k + 1 and takes their colors' xor. Nothing when an element's vertices repeat a color or the two
-/// elements of a face disagree: so on a periodic mesh, whose faces across the period join elements with
-/// different (translated) nodes, so that its vertex graph is not the dual's. Where it returns colors, every
-/// triangle's three vertices carry three distinct colors and its faces three distinct xors: a proper coloring.
+/// and k + 1 and takes their colors' xor. Nothing when a vertex has no color, an element's vertices repeat a
+/// color or the two elements of a face disagree. That is what usually happens on a periodic mesh, whose faces
+/// across the period join elements with different (translated) nodes, so that its vertex graph is not the
+/// dual's; where the translated nodes happen to agree, the colors are returned and are as good. Whatever the
+/// mesh, where it returns colors every triangle's three vertices carry three distinct colors, so its faces get
+/// three distinct xors, and every face one color both its elements agree on: a proper coloring.
 std::optional<std::vector<std::int8_t>> face_colors_from_vertices(const Mesh& mesh,
                                                                   const std::vector<std::int8_t>& vertex_color) {
   constexpr std::int8_t none = -1;
@@ -258,7 +260,9 @@ std::optional<std::vector<std::int8_t>> face_colors_from_vertices(const Mesh& me
       }
     }
     for (int k = 0; k < triangle.num_faces; ++k) {
-      const int pair = vertex_color[v[triangle.faces[k].vertices[0]]] ^ vertex_color[v[triangle.faces[k].vertices[1]]];
+      const int p = vertex_color[v[triangle.faces[k].vertices[0]]], q = vertex_color[v[triangle.faces[k].vertices[1]]];
+      if (p < 0 || q < 0) return std::nullopt;
+      const int pair = p ^ q;
       const auto c = static_cast<std::int8_t>(pair - 1);  // a pair of distinct colors gives 1, 2 or 3
       std::int8_t& face = color[faces[k]];
       if (c == none || (face != none && face != c)) return std::nullopt;

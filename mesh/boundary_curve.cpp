@@ -14,8 +14,10 @@ struct Point {
 };
 
 constexpr index_t none = -1;
-/// Angles below this count as no bend (round-off of a straight boundary's interpolant).
-constexpr double straight = 1e-12;
+/// Angles below this count as no bend: round-off of a straight boundary's interpolant, which grows with the
+/// coordinates' size over the faces' length (1e-11 for 1e-2 faces at 1e3 from the origin); 1e-9 rad changes
+/// no normal measurably.
+constexpr double straight = 1e-9;
 
 /// The derivative at t of the Lagrange polynomial through (t[i], p[i]), i < n (n = 2, 3 or 4).
 Point lagrange_derivative(const double* t, const Point* p, int n, double at) {
