@@ -125,7 +125,7 @@ const std::vector<Setting> table = {
      nullptr, -huge, huge, true, 4},
     {"output.exact", T::choice, "",
      "a named function whose exact solution the run is compared with: print the L1 and L2 density error against it "
-     "at every output (sod, toro-2 ... toro-5: exact at every t; isentropic-vortex: exact in an unbounded domain, "
+     "and write its exact_density, exact_velocity and exact_pressure beside the solution at every output (sod, toro-2 ... toro-5: exact at every t; isentropic-vortex: exact in an unbounded domain, "
      "so on the periodic square only until the vortex nears its edge)",
      function_names, -huge, huge, true},
     {"checkpoint.interval", T::real, "0", "time between checkpoints (0: none, except on a signal or a failure)",

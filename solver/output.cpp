@@ -118,6 +118,21 @@ SampledSolution sample_solution(const Mesh& mesh, int order, double gamma, const
   return out;
 }
 
+void add_exact_solution(SampledSolution& sampled, double gamma, const ExactState& exact) {
+  const index_t n = sampled.num_points();
+  sampled.exact_density.resize(n);
+  sampled.exact_pressure.resize(n);
+  sampled.exact_velocity.assign(3 * std::size_t(n), 0.0);
+  for (index_t i = 0; i < n; ++i) {
+    double u[euler::num_vars];
+    exact(sampled.x[i], sampled.y[i], u);
+    sampled.exact_density[i] = u[euler::density];
+    sampled.exact_pressure[i] = euler::pressure(u, gamma);
+    sampled.exact_velocity[3 * std::size_t(i)] = u[euler::momentum_x] / u[euler::density];
+    sampled.exact_velocity[3 * std::size_t(i) + 1] = u[euler::momentum_y] / u[euler::density];
+  }
+}
+
 namespace {
 
 /// Calls f(x, y, u, w) at the quadrature points of every element, u the solution's conserved state at (x, y)

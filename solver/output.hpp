@@ -19,6 +19,9 @@ namespace kempe::output {
 /// vtkLagrangeTriangle). (n + 1)(n + 2) / 2 nodes.
 std::vector<std::array<int, 2>> lagrange_triangle_lattice(int n);
 
+/// The exact solution at a point: exact(x, y, u) writes the conserved state u[num_vars].
+using ExactState = std::function<void(double x, double y, double* u)>;
+
 /// The solution sampled for output. Points are per element (no sharing between elements): cell e has points
 /// [e * points_per_cell, (e + 1) * points_per_cell).
 struct SampledSolution {
@@ -28,6 +31,8 @@ struct SampledSolution {
   std::vector<double> x, y;                                  ///< [points]
   std::vector<double> density, pressure, mach, entropy;     ///< [points]; entropy: p / density^gamma
   std::vector<double> velocity;                              ///< [points][3] (z = 0)
+  /// The exact solution at the same points, where the run compares with one (add_exact_solution); else empty.
+  std::vector<double> exact_density, exact_pressure, exact_velocity;  ///< [points], [points], [points][3]
   std::vector<std::int64_t> element_id;                      ///< [cells] the element's number in the mesh file
   std::vector<std::uint8_t> limited;                         ///< [cells] 1 where the slope limiter acted
   index_t num_cells() const { return static_cast<index_t>(element_id.size()); }
@@ -39,14 +44,15 @@ struct SampledSolution {
 SampledSolution sample_solution(const Mesh& mesh, int order, double gamma, const std::vector<double>& c,
                                 const std::vector<std::uint8_t>& limited, double time);
 
+/// Fills the sampled solution's exact_* fields with `exact` at its points (written to the .vtu beside the
+/// solution, so that a plot compares with the solver's own exact solution rather than a copy of it).
+void add_exact_solution(SampledSolution& sampled, double gamma, const ExactState& exact);
+
 /// The L2 entropy error against a reference state (the High-Order CFD Workshop's measure for smooth subsonic
 /// flows): sqrt( integral over the mesh of ((p / p_ref) (rho_ref / rho)^gamma - 1)^2 / area ), with a
 /// quadrature rule exact for degree 2p + 2 on each element.
 double entropy_error(const Mesh& mesh, int order, double gamma, const std::vector<double>& c, double rho_ref,
                      double p_ref);
-
-/// The exact solution at a point: exact(x, y, u) writes the conserved state u[num_vars].
-using ExactState = std::function<void(double x, double y, double* u)>;
 
 /// The density error against an exact solution, by the same quadrature: L1 = integral of |rho - rho_exact| over
 /// the mesh / area (Toro's and the shock-tube literature's measure), L2 = sqrt(integral of the square / area).

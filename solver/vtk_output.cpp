@@ -84,6 +84,12 @@ void write_vtu(const std::string& path, const SampledSolution& solution, const s
     if (point_data->GetScalars() == nullptr && values != &solution.velocity) point_data->SetActiveScalars(name);
     if (values == &solution.velocity) point_data->SetActiveVectors(name);
   }
+  // The exact solution, where the run compares with one (output.exact): whatever `fields` says.
+  if (!solution.exact_density.empty()) {
+    point_data->AddArray(point_field("exact_density", solution.exact_density, 1));
+    point_data->AddArray(point_field("exact_velocity", solution.exact_velocity, 3));
+    point_data->AddArray(point_field("exact_pressure", solution.exact_pressure, 1));
+  }
   vtkNew<vtkTypeInt64Array> element_id;
   element_id->SetName("element_id");
   element_id->SetNumberOfValues(solution.num_cells());

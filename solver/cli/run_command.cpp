@@ -81,15 +81,17 @@ class OutputSeries {
 #endif
   {
   }
-  /// Writes the simulation's present state as the next output; returns its path (empty without VTK).
-  std::string write(const Mesh& mesh, sim::Simulation& simulation) {
+  /// Writes the simulation's present state as the next output, with `exact` beside it when given; returns its
+  /// path (empty without VTK).
+  std::string write(const Mesh& mesh, sim::Simulation& simulation, const output::ExactState& exact = {}) {
 #if KEMPE_HAVE_VTK
     char name[64];
     std::snprintf(name, sizeof name, "_%04d.vtu", static_cast<int>(outputs_.size()));
     const std::string file = stem_ + name;
-    const output::SampledSolution sampled =
+    output::SampledSolution sampled =
         output::sample_solution(mesh, simulation.options().order, simulation.options().gamma, simulation.solution(),
                                 simulation.limited_cells(), simulation.time());
+    if (exact) output::add_exact_solution(sampled, simulation.options().gamma, exact);
     output::write_vtu(folder_ + "/" + file, sampled, fields_);
     outputs_.emplace_back(simulation.time(), file);
     collection_.add(simulation.time(), file);
@@ -97,6 +99,7 @@ class OutputSeries {
 #else
     (void)mesh;
     (void)simulation;
+    (void)exact;
     if (!warned_ && !quiet_) std::printf("# note: this build has no VTK (run scripts/setup): no output files written\n");
     warned_ = true;
     return {};
@@ -279,17 +282,16 @@ void run_case(const RunOptions& o) {
   const bool compare_exact = c.has("output.exact");
   const bc::StateFunction exact = compare_exact ? bc::state_function_from_name(c.text("output.exact")) : bc::StateFunction{};
   auto write_output = [&] {
-    series.write(mesh, *simulation);
+    const double t = simulation->time(), gamma = options.gamma;
+    output::ExactState exact_state;  // the named function at this output's time, written beside the solution
+    if (compare_exact) exact_state = [&](double x, double y, double* u) { bc::function_state(exact, x, y, t, gamma, u); };
+    series.write(mesh, *simulation, exact_state);
     if (o.quiet) return;
     if (!reference.empty())
-      std::printf("# t = %.6g: entropy error %.6e\n", simulation->time(),
-                  output::entropy_error(mesh, options.order, options.gamma, simulation->solution(), reference[0],
-                                        reference[3]));
+      std::printf("# t = %.6g: entropy error %.6e\n", t,
+                  output::entropy_error(mesh, options.order, gamma, simulation->solution(), reference[0], reference[3]));
     if (compare_exact) {
-      const double t = simulation->time(), gamma = options.gamma;
-      const output::DensityError error = output::density_error(
-          mesh, options.order, simulation->solution(),
-          [&](double x, double y, double* u) { bc::function_state(exact, x, y, t, gamma, u); });
+      const output::DensityError error = output::density_error(mesh, options.order, simulation->solution(), exact_state);
       std::printf("# t = %.6g: density error against %s: L1 %.6e, L2 %.6e\n", t, c.text("output.exact").c_str(),
                   error.l1, error.l2);
     }

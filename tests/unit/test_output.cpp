@@ -123,6 +123,34 @@ TEST(Output, VtuReadsBackWithTheSolversValues) {
   }
 }
 
+TEST(Output, ExactSolutionIsWrittenBesideTheSolution) {
+  // output.exact: the exact state at every output point, as fields the plots read (scripts/plot_riemann.py).
+  const Mesh mesh = test::solver_mesh(3, 1.0, 0.2);
+  const std::vector<double> c(std::size_t(euler::num_vars) * 3 * mesh.num_elements(), 0.5);  // p = 1: 3 modes
+  output::SampledSolution sampled = output::sample_solution(mesh, 1, gamma_air, c, {}, 0.1);
+  EXPECT_TRUE(sampled.exact_density.empty());
+  output::add_exact_solution(sampled, gamma_air, quadratic_state);
+  const std::string path = temporary_folder("kempe_exact_test") + "/exact.vtu";
+  output::write_vtu(path, sampled, {"density"});  // written whatever output.fields says
+  const auto grid = read_vtu(path);
+  vtkDataArray* density = grid->GetPointData()->GetArray("exact_density");
+  vtkDataArray* pressure = grid->GetPointData()->GetArray("exact_pressure");
+  vtkDataArray* velocity = grid->GetPointData()->GetArray("exact_velocity");
+  ASSERT_NE(density, nullptr);
+  ASSERT_NE(pressure, nullptr);
+  ASSERT_NE(velocity, nullptr);
+  EXPECT_EQ(grid->GetPointData()->GetArray("pressure"), nullptr);
+  for (vtkIdType i = 0; i < grid->GetNumberOfPoints(); ++i) {
+    double point[3], u[euler::num_vars];
+    grid->GetPoint(i, point);
+    quadratic_state(point[0], point[1], u);
+    EXPECT_DOUBLE_EQ(density->GetTuple1(i), u[euler::density]);
+    EXPECT_DOUBLE_EQ(pressure->GetTuple1(i), euler::pressure(u, gamma_air));
+    EXPECT_DOUBLE_EQ(velocity->GetComponent(i, 0), u[euler::momentum_x] / u[euler::density]);
+    EXPECT_DOUBLE_EQ(velocity->GetComponent(i, 1), u[euler::momentum_y] / u[euler::density]);
+  }
+}
+
 TEST(Output, PvdListsEveryOutputWithItsTime) {
   const std::string folder = temporary_folder("kempe_pvd_test");
   output::PvdCollection pvd(folder + "/run.pvd");
