@@ -455,6 +455,14 @@ class EulerDG {
     step_graph_.clear();
   }
 
+  /// Whether the elementwise strategy applies each SSP stage in its right-hand side pass (the default: the same
+  /// values up to rounding, less memory traffic) or evaluates the right-hand side and updates in two passes (to measure the
+  /// difference). No effect on the other strategies.
+  void set_fused_stages(bool on) {
+    fused_stages_ = on;
+    step_graph_.clear();
+  }
+
   /// Stops the run (std::runtime_error) at the first element whose coefficients are not finite or whose cell
   /// average has a non-positive density or pressure, naming the element (its number in the mesh file), the
   /// time and the values. Never continues silently with a non-physical state.
@@ -524,9 +532,22 @@ class EulerDG {
     } scope{stop_guard_ = clock};
     auto rhs_of = [this, clock](const Real* c, Real stage_fraction, Real* out) { eval_rhs(c, clock, stage_fraction, out); };
     // limit() launches nothing when no limiter is on.
-    integrator_.step(plan.method, clock, c_.data(), rhs_of, [this](Real* c) { limit(c); });
+    integrator_.step(plan.method, clock, c_.data(), rhs_of, [this](Real* c) { limit(c); }, FusedStage{this, clock});
     forall(backend_, 1, AdvanceClock<Real>{clock, plan.end});
   }
+
+  /// The elementwise strategy's stages in one pass each (EvalElementStage), for the integrator.
+  struct FusedStage {
+    EulerDG* solver;
+    const Real* clock;
+    bool available() const { return solver->strategy_ == Strategy::elementwise && solver->fused_stages_; }
+    void operator()(const Real* v, Real stage_fraction, const StageTerms<Real>& terms, Real* out) const {
+      const EulerDG& s = *solver;
+      const FaceIntegrals<P, Real, F, Boundary> integrals{s.k_, s.gamma_, clock, stage_fraction, v, s.d_.tables, s.d_.geometry, s.d_.faces, s.boundary_};
+      const EvalElement<P, Real, F, Boundary> element{EvalVolume<P, Real>{s.k_, s.gamma_, v, nullptr, s.d_.tables, s.d_.geometry}, s.d_.element_faces, integrals};
+      s.launch(s.k_, EvalElementStage<P, Real, F, Boundary>{element, terms.a, terms.b, terms.g, terms.x, terms.y, clock + clock_step, out});
+    }
+  };
 
   /// Runs one step (replaying the recorded graph on the GPU), then reads the clock: the only copy to the
   /// host per step. Throws (check_physical's message) when the step found a non-physical state.
@@ -793,6 +814,7 @@ class EulerDG {
   RungeKutta<Real> integrator_;
   mutable std::vector<Real> host_solution_;  // solution() on the GPU
   bool use_graphs_ = true;
+  bool fused_stages_ = true;
   DeviceGraph step_graph_;
   StepPlan graph_plan_{};
   Real clock_fixed_dt_ = Real(0);      // the fixed step in the clock now

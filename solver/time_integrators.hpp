@@ -9,6 +9,7 @@
 #include "kernels/backend.hpp"
 #include "kernels/buffer.hpp"
 #include "kernels/registry.hpp"
+#include "kernels/stage_K.hpp"
 
 namespace kempe::dg {
 
@@ -102,10 +103,8 @@ struct CombineStage {
   Real* out;
   KEMPE_HD void operator()(index_t i) const {
     const Real gdt = g * clock[clock_step];
-    Real v = a != Real(0) ? a * x[i] : Real(0);
-    if (b != Real(0)) v += b * y[i];
-    if (gdt != Real(0)) v += gdt * z[i];
-    out[i] = v;
+    out[i] = stage_value(a, a != Real(0) ? x[i] : Real(0), b, b != Real(0) ? y[i] : Real(0), gdt,
+                         gdt != Real(0) ? z[i] : Real(0));
   }
 };
 
@@ -116,6 +115,25 @@ struct AddScaled {
   const Real* x;
   Real* out;
   KEMPE_HD void operator()(index_t i) const { out[i] += a * x[i]; }
+};
+
+/// The terms of a stage besides the right-hand side: out = a x + b y + (g dt) L(v).
+template <class Real>
+struct StageTerms {
+  Real a;
+  const Real* x;
+  Real b;
+  const Real* y;
+  Real g;
+};
+
+/// A right-hand side that cannot apply a stage in its own pass: the integrator evaluates L(v) into its rhs
+/// vector and combines in a second pass. One that can (EulerDG's elementwise strategy) says available() and
+/// does fused(v, stage_fraction, terms, out), out = terms + (g dt) L(v), with out never v.
+struct NoFusedStage {
+  bool available() const { return false; }
+  template <class Real>
+  void operator()(const Real*, Real, const StageTerms<Real>&, Real*) const {}
 };
 
 /// Work vectors and the steps of every method, on one backend. At most three vectors besides u (rk4: start,
@@ -135,8 +153,10 @@ class RungeKutta {
   }
   std::size_t bytes() const { return start_.bytes() + stage_.bytes() + rhs_.bytes(); }
 
-  template <class Rhs, class Limit = NoLimiter>
-  void step(Integrator method, const Real* clock, Real* c, Rhs&& rhs, Limit&& limit = Limit{}) {
+  /// With a fused stage available, the SSP methods run each stage as one pass of it (the same values up to
+  /// rounding); the other methods, whose stages combine more vectors, always evaluate and combine.
+  template <class Rhs, class Limit = NoLimiter, class Fused = NoFusedStage>
+  void step(Integrator method, const Real* clock, Real* c, Rhs&& rhs, Limit&& limit = Limit{}, Fused&& fused = Fused{}) {
     Real *start = start_.data(), *stage = stage_.data(), *k = rhs_.data();
     const index_t n = static_cast<index_t>(start_.size());
     auto combine = [&](Real a, const Real* x, Real b, const Real* y, Real g, const Real* z, Real* out) {
@@ -150,6 +170,22 @@ class RungeKutta {
       combine(one, start, zero, c, one, k, stage);
       limit(stage);
     };
+    if (fused.available() && (method == Integrator::ssprk2 || method == Integrator::ssprk3)) {
+      // u stays in c until the last stage writes it (each element reads its own u before), so no copy of the
+      // start; the stage values go to the work vectors, which the next stage's pass only reads.
+      fused(c, zero, StageTerms<Real>{one, c, zero, c, one}, stage);
+      limit(stage);
+      if (method == Integrator::ssprk2) {
+        fused(stage, one, StageTerms<Real>{Real(0.5), c, Real(0.5), stage, Real(0.5)}, c);
+        limit(c);
+        return;
+      }
+      fused(stage, one, StageTerms<Real>{Real(0.75), c, Real(0.25), stage, Real(0.25)}, k);
+      limit(k);
+      fused(k, Real(0.5), StageTerms<Real>{one / 3, c, Real(2) / 3, k, Real(2) / 3}, c);
+      limit(c);
+      return;
+    }
     switch (method) {
       case Integrator::euler:
         rhs(c, zero, k);
