@@ -236,9 +236,7 @@ class EulerDG {
   /// eval_surface, or for the elementwise strategy both in one pass (EvalElement).
   void eval_rhs(const Real* c, const Real* clock, Real stage_fraction, Real* out) {
     if (strategy_ == Strategy::elementwise) {
-      const FaceIntegrals<P, Real, F, Boundary> integrals{k_, gamma_, clock, stage_fraction, c, d_.tables, d_.geometry, d_.faces, boundary_};
-      forall(backend_, k_,
-             EvalElement<P, Real, F, Boundary>{EvalVolume<P, Real>{k_, gamma_, c, out, d_.tables, d_.geometry}, d_.element_faces, integrals});
+      forall(backend_, k_, element_pass(c, clock, stage_fraction, out));
       return;
     }
     eval_volume(c, out);
@@ -265,7 +263,7 @@ class EulerDG {
   /// out += the surface term on arrays in the backend's memory, at time clock[0] + stage_fraction clock[1]
   /// (clock in the backend's memory too).
   void eval_surface(const Real* c, const Real* clock, Real stage_fraction, Real* out) {
-    const FaceIntegrals<P, Real, F, Boundary> integrals{k_, gamma_, clock, stage_fraction, c, d_.tables, d_.geometry, d_.faces, boundary_};
+    const FaceIntegrals<P, Real, F, Boundary> integrals = face_integrals(c, clock, stage_fraction);
     const index_t nf = num_faces_;
     switch (strategy_) {
       case Strategy::colored:
@@ -456,8 +454,8 @@ class EulerDG {
   }
 
   /// Whether the elementwise strategy applies each SSP stage in its right-hand side pass (the default: the same
-  /// values up to rounding, less memory traffic) or evaluates the right-hand side and updates in two passes (to measure the
-  /// difference). No effect on the other strategies.
+  /// values up to rounding, less memory traffic) or evaluates the right-hand side and updates in two passes (to
+  /// measure the difference). No effect on the other strategies.
   void set_fused_stages(bool on) {
     fused_stages_ = on;
     step_graph_.clear();
@@ -538,16 +536,25 @@ class EulerDG {
 
   /// The elementwise strategy's stages in one pass each (EvalElementStage), for the integrator.
   struct FusedStage {
-    EulerDG* solver;
+    const EulerDG* solver;
     const Real* clock;
     bool available() const { return solver->strategy_ == Strategy::elementwise && solver->fused_stages_; }
     void operator()(const Real* v, Real stage_fraction, const StageTerms<Real>& terms, Real* out) const {
-      const EulerDG& s = *solver;
-      const FaceIntegrals<P, Real, F, Boundary> integrals{s.k_, s.gamma_, clock, stage_fraction, v, s.d_.tables, s.d_.geometry, s.d_.faces, s.boundary_};
-      const EvalElement<P, Real, F, Boundary> element{EvalVolume<P, Real>{s.k_, s.gamma_, v, nullptr, s.d_.tables, s.d_.geometry}, s.d_.element_faces, integrals};
-      s.launch(s.k_, EvalElementStage<P, Real, F, Boundary>{element, terms.a, terms.b, terms.g, terms.x, terms.y, clock + clock_step, out});
+      solver->launch(solver->k_, EvalElementStage<P, Real, F, Boundary>{solver->element_pass(v, clock, stage_fraction, nullptr),
+                                                                       terms.a, terms.b, terms.g, terms.x, terms.y,
+                                                                       clock + clock_step, out});
     }
   };
+
+  /// The surface integrals of the solution c at time clock[0] + stage_fraction clock[1].
+  FaceIntegrals<P, Real, F, Boundary> face_integrals(const Real* c, const Real* clock, Real stage_fraction) const {
+    return {k_, gamma_, clock, stage_fraction, c, d_.tables, d_.geometry, d_.faces, boundary_};
+  }
+  /// The elementwise strategy's whole right-hand side of c into out (null where the pass applies a stage instead).
+  EvalElement<P, Real, F, Boundary> element_pass(const Real* c, const Real* clock, Real stage_fraction, Real* out) const {
+    return {EvalVolume<P, Real>{k_, gamma_, c, out, d_.tables, d_.geometry}, d_.element_faces,
+            face_integrals(c, clock, stage_fraction)};
+  }
 
   /// Runs one step (replaying the recorded graph on the GPU), then reads the clock: the only copy to the
   /// host per step. Throws (check_physical's message) when the step found a non-physical state.
