@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string_view>
 
 #include "kernels/backend.hpp"
@@ -22,6 +23,11 @@ namespace kempe::dg {
 /// solution). The cell average is kept, so the scheme stays conservative; with a positivity-preserving flux
 /// (HLL, Rusanov) and a small enough step the averages stay admissible. `basis` holds the basis at the
 /// check points, [points][modes].
+/// The floors are `epsilon` or, where larger, the rounding margin of the point values: the flux kernels sum the
+/// modes again in another order (on the GPU with other fused multiply-adds), so a point value they see differs
+/// from the one checked here by a few roundings of its largest terms. Pressure loses most in the cancellation
+/// p = (gamma - 1)(E - |m|^2 / 2 rho): in float a Mach 10 shock's E is 500 times its pressure, and a pressure
+/// limited to exactly 1e-10 came back negative in the Rusanov flux's sound speed (NaN; double Mach, p = 4).
 template <int P, class Real>
 struct PositivityLimiter {
   index_t num_elements;
@@ -39,19 +45,27 @@ struct PositivityLimiter {
       for (int m = 0; m < nm; ++m) ce[v][m] = c[(v * nm + m) * k + e];
     Real mean[nv];
     for (int v = 0; v < nv; ++v) mean[v] = ce[v][0] * phi0;
-    // Density: one factor for the density's non-constant modes.
+    // A point value is a sum of nm terms, each about the cell's scale: 8 nm roundings of that scale bound
+    // the difference between two summation orders (1e-14 relative in double, 2e-5 in float at p = 5).
+    constexpr Real rounding = Real(8 * nm) * std::numeric_limits<Real>::epsilon();
+    const Real scaled_rho = rounding * mean[euler::density];
+    const Real scaled_p = rounding * (gamma - Real(1)) * mean[euler::energy];
+    const Real rho_floor = scaled_rho > epsilon ? scaled_rho : epsilon;
+    const Real p_floor = scaled_p > epsilon ? scaled_p : epsilon;
+    // Density: one factor for the density's non-constant modes. An average at or below the floor is left
+    // constant (t = 0): the step's admissibility check then reports it.
     Real rho_min = mean[euler::density];
     for (int q = 0; q < num_points; ++q) {
       Real rho = Real(0);
       for (int m = 0; m < nm; ++m) rho += ce[euler::density][m] * basis[q * nm + m];
       rho_min = rho < rho_min ? rho : rho_min;
     }
-    if (rho_min < epsilon) {
-      const Real theta = (mean[euler::density] - epsilon) / (mean[euler::density] - rho_min);
-      const Real t = theta < Real(0) ? Real(0) : theta;
+    if (rho_min < rho_floor) {
+      const Real t = mean[euler::density] > rho_floor
+                         ? (mean[euler::density] - rho_floor) / (mean[euler::density] - rho_min) : Real(0);
       for (int m = 1; m < nm; ++m) ce[euler::density][m] *= t;
     }
-    // Pressure: the largest t in [0, 1] with p(mean + t (u_q - mean)) >= epsilon at every point; p is concave
+    // Pressure: the largest t in [0, 1] with p(mean + t (u_q - mean)) >= p_floor at every point; p is concave
     // in the conserved variables, so bisection on each offending point finds it.
     Real theta = Real(1);
     for (int q = 0; q < num_points; ++q) {
@@ -61,13 +75,13 @@ struct PositivityLimiter {
         for (int m = 0; m < nm; ++m) sum += ce[v][m] * basis[q * nm + m];
         u[v] = sum;
       }
-      if (euler::pressure(u, gamma) >= epsilon) continue;
+      if (euler::pressure(u, gamma) >= p_floor) continue;
       Real lo = Real(0), hi = Real(1);
       for (int iteration = 0; iteration < 40; ++iteration) {
         const Real mid = Real(0.5) * (lo + hi);
         Real w[nv];
         for (int v = 0; v < nv; ++v) w[v] = mean[v] + mid * (u[v] - mean[v]);
-        (euler::pressure(w, gamma) >= epsilon ? lo : hi) = mid;
+        (euler::pressure(w, gamma) >= p_floor ? lo : hi) = mid;
       }
       theta = lo < theta ? lo : theta;
     }
