@@ -8,10 +8,11 @@
 //     with color renumbering and face reordering;
 //  4. every race strategy at p = 1, 2 on the largest grid; the full grid on the double Mach case: four race
 //     strategies x four orderings (fewer steps), with the step graph on and off;
-//  5. Table 7: the device memory each strategy holds, from the allocations and from cudaMemGetInfo.
-// Usage: kempe_bench_gpu [all|throughput|strategies|dmr] [SIZES...]. SIZES: N of the throughput grids, default
-// 224 708 1415 (100k, 1M and 4M triangles); strategies uses the last. Times are medians of CUDA-event timings
-// after a warm-up.
+//  5. Table 7: the device memory each strategy holds, from the allocations and from cudaMemGetInfo;
+//  6. the elementwise rhs pass compiled for 1-4 resident blocks per multiprocessor (registers, spills, time).
+// Usage: kempe_bench_gpu [all|throughput|strategies|occupancy|dmr] [SIZES...]. SIZES: N of the throughput grids,
+// default 224 708 1415 (100k, 1M and 4M triangles); strategies and occupancy use the last. Times are medians of
+// CUDA-event timings after a warm-up.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -139,6 +140,47 @@ void strategies(const std::vector<int>& sizes, double bandwidth) {
   }
 }
 
+/// The elementwise right-hand side pass (EvalElement) compiled for 1-4 resident blocks of 256 threads per
+/// multiprocessor (MinBlocksPerSm): registers per thread, bytes spilled to local memory, and time.
+template <int P, int Blocks, class Pass>
+void occupancy_cell(const Pass& pass, index_t k) {
+  using Hinted = WithMinBlocks<Pass, Blocks>;
+  cudaFuncAttributes attributes{};
+  check(cudaFuncGetAttributes(&attributes, detail::forall_kernel<Hinted>), "cudaFuncGetAttributes");
+  const double seconds = median_seconds(20, [&] { forall(Backend::cuda, k, Hinted{pass}); });
+  std::printf(" %.3f (%d, %zu) |", seconds * 1e3, attributes.numRegs, attributes.localSizeBytes);
+}
+
+template <int P>
+void occupancy_row(const Mesh& mesh) {
+  dg::EulerDG<P, double, euler::Flux::rusanov, FreeStream> solver(mesh, 1.4, FreeStream{}, dg::Strategy::elementwise,
+                                                                  Backend::cuda);
+  solver.project([](double x, double y, double* u) {
+    euler::conserved(1 + 0.1 * std::sin(x), 0.5, 0.2 + 0.05 * std::cos(y), 1.0, 1.4, u);
+  });
+  Buffer<double> out(Backend::cuda, solver.solution_buffer().size(), "benchmark rhs");
+  Buffer<double> clock(Backend::cuda, std::vector<double>{0, 0, 0}, "benchmark clock");
+  const auto pass = solver.element_pass(solver.solution_buffer().data(), clock.data(), 0.0, out.data());
+  const index_t k = mesh.num_elements();
+  std::printf("| %d |", P);
+  occupancy_cell<P, 1>(pass, k);
+  occupancy_cell<P, 2>(pass, k);
+  occupancy_cell<P, 3>(pass, k);
+  occupancy_cell<P, 4>(pass, k);
+  std::printf("\n");
+}
+
+void occupancy(const std::vector<int>& sizes) {
+  const Mesh mesh = colored_mesh(build_mesh(test::square_grid(sizes.back(), true)), "kempe", "color_renumber");
+  std::printf("\n### The elementwise rhs pass (EvalElement, double, Rusanov) by occupancy hint, %.2fM triangles: "
+              "ms (registers per thread, bytes spilled)\n\n", mesh.num_elements() / 1e6);
+  std::printf("| p | 1 block of 256 per SM | 2 blocks | 3 blocks | 4 blocks |\n|---|---|---|---|---|\n");
+  occupancy_row<1>(mesh);
+  occupancy_row<2>(mesh);
+  occupancy_row<3>(mesh);
+  occupancy_row<4>(mesh);
+}
+
 void throughput(const std::vector<int>& sizes, double bandwidth) {
   throughput_header("DOF updates per second per RK stage (colored, color_renumber, Rusanov, no limiter)");
   for (const int n : sizes) {
@@ -227,6 +269,7 @@ int main(int argc, char** argv) {
                 device.total_bytes / 1073741824.0, bandwidth / 1e9);
     if (what == "all" || what == "throughput") throughput(sizes, bandwidth);
     if (what == "all" || what == "strategies") strategies({sizes.back()}, bandwidth);
+    if (what == "all" || what == "occupancy") occupancy(sizes);
     if (what == "all" || what == "dmr") double_mach(280);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kempe_bench_gpu: %s\n", e.what());

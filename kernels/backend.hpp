@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <typeinfo>
 
 #if defined(_OPENMP)
@@ -178,6 +179,28 @@ double reduce_min_cpu(index_t n, F&& f) {
   return nan ? 0.0 / 0.0 : result;
 }
 
+/// Threads per block for forall launches: a multiple of the warp size that keeps register pressure moderate.
+inline constexpr int forall_block_size = 256;
+
+/// Occupancy hint of a functor: one that declares `static constexpr int min_blocks_per_sm = N` has its forall
+/// kernel compiled to fit N blocks of forall_block_size threads on a multiprocessor (at most 65536 / (256 N)
+/// registers per thread; what does not fit spills to local memory). Without the declaration, 1 (up to 255
+/// registers). The DG kernels are latency-bound: more resident warps hide the neighbours' scattered loads.
+template <class F, class = void>
+struct MinBlocksPerSm {
+  static constexpr int value = 1;
+};
+template <class F>
+struct MinBlocksPerSm<F, std::void_t<decltype(F::min_blocks_per_sm)>> {
+  static constexpr int value = F::min_blocks_per_sm;
+};
+
+/// f with the occupancy hint `Blocks` instead of its own (for benchmarks that compare hints).
+template <class F, int Blocks>
+struct WithMinBlocks : F {
+  static constexpr int min_blocks_per_sm = Blocks;
+};
+
 #if defined(__CUDACC__)
 /// The stream every forall launch goes to: the legacy default stream, except while a DeviceGraph records.
 inline cudaStream_t& launch_stream() {
@@ -194,15 +217,12 @@ void check_launch() {
 
 namespace detail {
 template <class F>
-__global__ void forall_kernel(index_t n, F f) {
+__global__ void __launch_bounds__(forall_block_size, MinBlocksPerSm<F>::value) forall_kernel(index_t n, F f) {
   for (index_t i = static_cast<index_t>(blockIdx.x * blockDim.x + threadIdx.x); i < n;
        i += static_cast<index_t>(blockDim.x * gridDim.x))
     f(i);
 }
 }  // namespace detail
-
-/// Threads per block for forall launches: a multiple of the warp size that keeps register pressure moderate.
-inline constexpr int forall_block_size = 256;
 
 namespace detail {
 /// Block minima of f over a grid-stride range: out[block] = min over the block's items (NaN wins).

@@ -189,7 +189,50 @@ struct FaceIntegrals {
 
   static constexpr int nm = basis::num_modes(P), nq = face_points(P), nv = euler::num_vars;
 
+  /// Both sides of face f: acc_l for its left element, acc_r for its right one (zero on a boundary face).
   KEMPE_HD void operator()(index_t f, Real (&acc_l)[nv][nm], Real (&acc_r)[nv][nm]) const {
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nm; ++m) acc_l[v][m] = acc_r[v][m] = Real(0);
+    for_each_point(f, [&](Real w, const Real (&flux)[nv], const Real* bl, const Real* br) {
+      for (int m = 0; m < nm; ++m)
+        for (int v = 0; v < nv; ++v) {
+          acc_l[v][m] += w * flux[v] * bl[m];
+          acc_r[v][m] += w * flux[v] * br[m];
+        }
+    });
+    const index_t l = fc.left[f], r = fc.right[f];
+    const Real half_length = fc.length[f] / Real(2);
+    const Real scale_l = -half_length / g.jacobian[l];
+    const Real scale_r = r == no_element ? Real(0) : half_length / g.jacobian[r];
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nm; ++m) {
+        acc_l[v][m] *= scale_l;
+        acc_r[v][m] *= scale_r;
+      }
+  }
+
+  /// One side of face f only (the left element's when `left`, else the right one's): the elementwise
+  /// strategy's share, at half the accumulation work and half the registers of operator(). The same
+  /// arithmetic as that side of operator(), except that the compiler may fuse the final scaling with the
+  /// caller's add (equal to rounding).
+  KEMPE_HD void side(index_t f, bool left, Real (&acc)[nv][nm]) const {
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nm; ++m) acc[v][m] = Real(0);
+    for_each_point(f, [&](Real w, const Real (&flux)[nv], const Real* bl, const Real* br) {
+      const Real* b = left ? bl : br;
+      for (int m = 0; m < nm; ++m)
+        for (int v = 0; v < nv; ++v) acc[v][m] += w * flux[v] * b[m];
+    });
+    const Real half_length = fc.length[f] / Real(2);
+    const Real scale = left ? -half_length / g.jacobian[fc.left[f]] : half_length / g.jacobian[fc.right[f]];
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nm; ++m) acc[v][m] *= scale;
+  }
+
+ private:
+  /// Calls at_point(w_q, F*(q), left basis at q, right basis at q) at each face point q in order.
+  template <class AtPoint>
+  KEMPE_HD void for_each_point(index_t f, AtPoint&& at_point) const {
     const index_t k = num_elements;
     const index_t l = fc.left[f], r = fc.right[f];
     const int kl = fc.left_local[f], kr = r == no_element ? 0 : fc.right_local[f];
@@ -199,7 +242,6 @@ struct FaceIntegrals {
       for (int m = 0; m < nm; ++m) {
         cl[v][m] = c[(v * nm + m) * k + l];
         cr[v][m] = r == no_element ? Real(0) : c[(v * nm + m) * k + r];
-        acc_l[v][m] = acc_r[v][m] = Real(0);
       }
     for (int q = 0; q < nq; ++q) {
       const Real* bl = t.face_basis + (kl * nq + q) * nm;
@@ -233,21 +275,8 @@ struct FaceIntegrals {
         boundary(fc.boundary[f], ul, bx, by, x, y, clock[0] + stage_fraction * clock[1], ur);
       }
       euler::numerical_flux(F, ul, ur, nx, ny, gamma, flux);
-      const Real w = t.face_weight[q];
-      for (int m = 0; m < nm; ++m)
-        for (int v = 0; v < nv; ++v) {
-          acc_l[v][m] += w * flux[v] * bl[m];
-          acc_r[v][m] += w * flux[v] * br[m];
-        }
+      at_point(t.face_weight[q], flux, bl, br);
     }
-    const Real half_length = fc.length[f] / Real(2);
-    const Real scale_l = -half_length / g.jacobian[l];
-    const Real scale_r = r == no_element ? Real(0) : half_length / g.jacobian[r];
-    for (int v = 0; v < nv; ++v)
-      for (int m = 0; m < nm; ++m) {
-        acc_l[v][m] *= scale_l;
-        acc_r[v][m] *= scale_r;
-      }
   }
 };
 
@@ -329,19 +358,18 @@ struct GatherFaces {
   }
 };
 
-/// elementwise: acc += element e's side of the integrals of its three faces (each computed whole, the other
-/// side thrown away), in local face order.
+/// elementwise: acc += element e's side of the integrals of its three faces, in local face order (the
+/// neighbour's state is evaluated at the face points, its side of the integral is not accumulated).
 template <int P, class Real, euler::Flux F, class Boundary>
 KEMPE_HD void add_own_faces(const FaceIntegrals<P, Real, F, Boundary>& integrals, const index_t* element_faces, index_t e,
                             Real (&acc)[euler::num_vars][basis::num_modes(P)]) {
   constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
   for (int j = 0; j < 3; ++j) {
     const index_t f = element_faces[3 * e + j];
-    Real to_l[nv][nm], to_r[nv][nm];
-    integrals(f, to_l, to_r);
-    const bool left = integrals.fc.left[f] == e;
+    Real own[nv][nm];
+    integrals.side(f, integrals.fc.left[f] == e, own);
     for (int v = 0; v < nv; ++v)
-      for (int m = 0; m < nm; ++m) acc[v][m] += left ? to_l[v][m] : to_r[v][m];
+      for (int m = 0; m < nm; ++m) acc[v][m] += own[v][m];
   }
 }
 
@@ -370,6 +398,10 @@ struct EvalSurfaceElementwise {
 /// makes one trip to memory instead of two.
 template <int P, class Real, euler::Flux F, class Boundary>
 struct EvalElement {
+  /// Occupancy hint (MinBlocksPerSm): at p = 1 two resident blocks (128 registers, 120 bytes spilled) beat one
+  /// (169 registers): 1.55 against 1.72 ms on 4M triangles, H100, double. From p = 2 the spills cost more than
+  /// the occupancy brings (p = 2: 6.1 against 2.5 ms), so one (`kempe_bench_gpu occupancy`).
+  static constexpr int min_blocks_per_sm = P == 1 ? 2 : 1;
   EvalVolume<P, Real> volume;
   const index_t* element_faces;
   FaceIntegrals<P, Real, F, Boundary> integrals;
@@ -400,6 +432,7 @@ struct EvalElement {
 /// where the kernel runs (a recorded step serves every step size).
 template <int P, class Real, euler::Flux F, class Boundary>
 struct EvalElementStage {
+  static constexpr int min_blocks_per_sm = EvalElement<P, Real, F, Boundary>::min_blocks_per_sm;
   EvalElement<P, Real, F, Boundary> element;  ///< its volume.rhs is not written
   Real a, b, g;
   const Real *x, *y, *step;

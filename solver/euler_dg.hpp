@@ -302,6 +302,17 @@ class EulerDG {
     return use;
   }
 
+  /// The surface integrals of the solution c (backend memory) at time clock[0] + stage_fraction clock[1].
+  FaceIntegrals<P, Real, F, Boundary> face_integrals(const Real* c, const Real* clock, Real stage_fraction) const {
+    return {k_, gamma_, clock, stage_fraction, c, d_.tables, d_.geometry, d_.faces, boundary_};
+  }
+  /// The elementwise strategy's whole right-hand side of c into out (null where the pass applies a stage
+  /// instead), as a functor for forall (public for the GPU benchmark, which times launch variants of it).
+  EvalElement<P, Real, F, Boundary> element_pass(const Real* c, const Real* clock, Real stage_fraction, Real* out) const {
+    return {EvalVolume<P, Real>{k_, gamma_, c, out, d_.tables, d_.geometry}, d_.element_faces,
+            face_integrals(c, clock, stage_fraction)};
+  }
+
  private:
   void require_cpu(const char* what) const {
     if (backend_ != Backend::cpu) throw std::logic_error(std::string(what) + ": the solver runs on the CUDA backend");
@@ -546,15 +557,6 @@ class EulerDG {
     }
   };
 
-  /// The surface integrals of the solution c at time clock[0] + stage_fraction clock[1].
-  FaceIntegrals<P, Real, F, Boundary> face_integrals(const Real* c, const Real* clock, Real stage_fraction) const {
-    return {k_, gamma_, clock, stage_fraction, c, d_.tables, d_.geometry, d_.faces, boundary_};
-  }
-  /// The elementwise strategy's whole right-hand side of c into out (null where the pass applies a stage instead).
-  EvalElement<P, Real, F, Boundary> element_pass(const Real* c, const Real* clock, Real stage_fraction, Real* out) const {
-    return {EvalVolume<P, Real>{k_, gamma_, c, out, d_.tables, d_.geometry}, d_.element_faces,
-            face_integrals(c, clock, stage_fraction)};
-  }
 
   /// Runs one step (replaying the recorded graph on the GPU), then reads the clock: the only copy to the
   /// host per step. Throws (check_physical's message) when the step found a non-physical state.

@@ -87,6 +87,7 @@ struct SetValue {
 /// that a step stopped for a non-physical state leaves that state exactly as it found it.
 template <class Real, class F>
 struct StopGuard {
+  static constexpr int min_blocks_per_sm = MinBlocksPerSm<F>::value;  // the guarded kernel's occupancy hint
   F f;
   const Real* clock;
   KEMPE_HD void operator()(index_t i) const {
