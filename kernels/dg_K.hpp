@@ -211,22 +211,19 @@ struct FaceIntegrals {
       }
   }
 
-  /// One side of face f only (the left element's when `left`, else the right one's): the elementwise
-  /// strategy's share, at half the accumulation work and half the registers of operator(). The same
-  /// arithmetic as that side of operator(), except that the compiler may fuse the final scaling with the
-  /// caller's add (equal to rounding).
-  KEMPE_HD void side(index_t f, bool left, Real (&acc)[nv][nm]) const {
-    for (int v = 0; v < nv; ++v)
-      for (int m = 0; m < nm; ++m) acc[v][m] = Real(0);
-    for_each_point(f, [&](Real w, const Real (&flux)[nv], const Real* bl, const Real* br) {
-      const Real* b = left ? bl : br;
-      for (int m = 0; m < nm; ++m)
-        for (int v = 0; v < nv; ++v) acc[v][m] += w * flux[v] * b[m];
-    });
+  /// acc += one side of face f only (the left element's when `left`, else the right one's): the elementwise
+  /// strategy's share. Added straight into the caller's accumulator with the side's scale folded into each
+  /// point's weight, so that no face-sized temporary is live across the face loop (registers are what limit
+  /// this kernel: kempe_bench_gpu occupancy). Equal to that side of operator() to rounding.
+  KEMPE_HD void add_side(index_t f, bool left, Real (&acc)[nv][nm]) const {
     const Real half_length = fc.length[f] / Real(2);
     const Real scale = left ? -half_length / g.jacobian[fc.left[f]] : half_length / g.jacobian[fc.right[f]];
-    for (int v = 0; v < nv; ++v)
-      for (int m = 0; m < nm; ++m) acc[v][m] *= scale;
+    for_each_point(f, [&](Real w, const Real (&flux)[nv], const Real* bl, const Real* br) {
+      const Real* b = left ? bl : br;
+      const Real ws = scale * w;
+      for (int m = 0; m < nm; ++m)
+        for (int v = 0; v < nv; ++v) acc[v][m] += ws * flux[v] * b[m];
+    });
   }
 
  private:
@@ -363,13 +360,9 @@ struct GatherFaces {
 template <int P, class Real, euler::Flux F, class Boundary>
 KEMPE_HD void add_own_faces(const FaceIntegrals<P, Real, F, Boundary>& integrals, const index_t* element_faces, index_t e,
                             Real (&acc)[euler::num_vars][basis::num_modes(P)]) {
-  constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
   for (int j = 0; j < 3; ++j) {
     const index_t f = element_faces[3 * e + j];
-    Real own[nv][nm];
-    integrals.side(f, integrals.fc.left[f] == e, own);
-    for (int v = 0; v < nv; ++v)
-      for (int m = 0; m < nm; ++m) acc[v][m] += own[v][m];
+    integrals.add_side(f, integrals.fc.left[f] == e, acc);
   }
 }
 
@@ -398,9 +391,9 @@ struct EvalSurfaceElementwise {
 /// makes one trip to memory instead of two.
 template <int P, class Real, euler::Flux F, class Boundary>
 struct EvalElement {
-  /// Occupancy hint (MinBlocksPerSm): at p = 1 two resident blocks (128 registers, 120 bytes spilled) beat one
-  /// (169 registers): 1.55 against 1.72 ms on 4M triangles, H100, double. From p = 2 the spills cost more than
-  /// the occupancy brings (p = 2: 6.1 against 2.5 ms), so one (`kempe_bench_gpu occupancy`).
+  /// Occupancy hint (MinBlocksPerSm): at p = 1 two resident blocks (128 registers, 24 bytes spilled) beat one
+  /// (146 registers): 1.07 against 1.70 ms on 4M triangles, H100, double. From p = 2 the spills cost more than
+  /// the occupancy brings (p = 2: 4.1 against 2.5 ms), so one (`kempe_bench_gpu occupancy`).
   static constexpr int min_blocks_per_sm = P == 1 ? 2 : 1;
   EvalVolume<P, Real> volume;
   const index_t* element_faces;
