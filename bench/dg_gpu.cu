@@ -142,7 +142,7 @@ void strategies(const std::vector<int>& sizes, double bandwidth) {
 
 /// The elementwise right-hand side pass (EvalElement) compiled for 1-4 resident blocks of 256 threads per
 /// multiprocessor (MinBlocksPerSm): registers per thread, bytes spilled to local memory, and time.
-template <int P, int Blocks, class Pass>
+template <int Blocks, class Pass>
 void occupancy_cell(const Pass& pass, index_t k) {
   using Hinted = WithMinBlocks<Pass, Blocks>;
   cudaFuncAttributes attributes{};
@@ -163,10 +163,10 @@ void occupancy_row(const Mesh& mesh) {
   const auto pass = solver.element_pass(solver.solution_buffer().data(), clock.data(), 0.0, out.data());
   const index_t k = mesh.num_elements();
   std::printf("| %d |", P);
-  occupancy_cell<P, 1>(pass, k);
-  occupancy_cell<P, 2>(pass, k);
-  occupancy_cell<P, 3>(pass, k);
-  occupancy_cell<P, 4>(pass, k);
+  occupancy_cell<1>(pass, k);
+  occupancy_cell<2>(pass, k);
+  occupancy_cell<3>(pass, k);
+  occupancy_cell<4>(pass, k);
   std::printf("\n");
 }
 

@@ -557,7 +557,6 @@ class EulerDG {
     }
   };
 
-
   /// Runs one step (replaying the recorded graph on the GPU), then reads the clock: the only copy to the
   /// host per step. Throws (check_physical's message) when the step found a non-physical state.
   void run_step(const StepPlan& plan) {

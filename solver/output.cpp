@@ -71,6 +71,17 @@ std::vector<std::array<int, 2>> lagrange_triangle_lattice(int n) {
   return nodes;
 }
 
+namespace {
+/// The output fields of one conserved state u: density, pressure and velocity (3 components, z = 0).
+void store_state(const double* u, double gamma, double& density, double& pressure, double* velocity) {
+  density = u[euler::density];
+  pressure = euler::pressure(u, gamma);
+  velocity[0] = u[euler::momentum_x] / u[euler::density];
+  velocity[1] = u[euler::momentum_y] / u[euler::density];
+  velocity[2] = 0;
+}
+}  // namespace
+
 SampledSolution sample_solution(const Mesh& mesh, int order, double gamma, const std::vector<double>& c,
                                 const std::vector<std::uint8_t>& limited, double time) {
   const index_t k = mesh.num_elements();
@@ -104,13 +115,9 @@ SampledSolution sample_solution(const Mesh& mesh, int order, double gamma, const
       out.y[i] = py;
       double u[euler::num_vars];
       solution.state(e, &phi[q * solution.modes()], u);
-      const double rho = u[euler::density], vel_x = u[euler::momentum_x] / rho, vel_y = u[euler::momentum_y] / rho;
-      const double p = euler::pressure(u, gamma);
-      out.density[i] = rho;
-      out.pressure[i] = p;
-      out.velocity[3 * i] = vel_x;
-      out.velocity[3 * i + 1] = vel_y;
-      out.velocity[3 * i + 2] = 0;
+      const double rho = u[euler::density], p = euler::pressure(u, gamma);
+      store_state(u, gamma, out.density[i], out.pressure[i], &out.velocity[3 * i]);
+      const double vel_x = out.velocity[3 * i], vel_y = out.velocity[3 * i + 1];
       out.mach[i] = std::sqrt((vel_x * vel_x + vel_y * vel_y) * rho / (gamma * p));
       out.entropy[i] = p / std::pow(rho, gamma);
     }
@@ -122,14 +129,11 @@ void add_exact_solution(SampledSolution& sampled, double gamma, const ExactState
   const index_t n = sampled.num_points();
   sampled.exact_density.resize(n);
   sampled.exact_pressure.resize(n);
-  sampled.exact_velocity.assign(3 * std::size_t(n), 0.0);
+  sampled.exact_velocity.resize(3 * std::size_t(n));
   for (index_t i = 0; i < n; ++i) {
     double u[euler::num_vars];
     exact(sampled.x[i], sampled.y[i], u);
-    sampled.exact_density[i] = u[euler::density];
-    sampled.exact_pressure[i] = euler::pressure(u, gamma);
-    sampled.exact_velocity[3 * std::size_t(i)] = u[euler::momentum_x] / u[euler::density];
-    sampled.exact_velocity[3 * std::size_t(i) + 1] = u[euler::momentum_y] / u[euler::density];
+    store_state(u, gamma, sampled.exact_density[i], sampled.exact_pressure[i], &sampled.exact_velocity[3 * std::size_t(i)]);
   }
 }
 
