@@ -125,9 +125,9 @@ void throughput_header(const char* title) {
               "GB/s (model) | of copy bandwidth | stage / floor |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 }
 
-/// p = 1 and 2 in double with every race strategy (rhs: eval_volume + eval_surface, or EvalElement).
+/// p = 1 and 2 in double and float with every race strategy (rhs: eval_volume + eval_surface, or EvalElement).
 void strategies(const std::vector<int>& sizes, double bandwidth) {
-  throughput_header("Every race strategy, p = 1 and 2, double (color_renumber, Rusanov, no limiter)");
+  throughput_header("Every race strategy, p = 1 and 2 (color_renumber, Rusanov, no limiter)");
   for (const int n : sizes) {
     const Mesh mesh = colored_mesh(build_mesh(test::square_grid(n, true)), "kempe", "color_renumber");
     for (const auto& s : dg::strategies) {
@@ -137,48 +137,58 @@ void strategies(const std::vector<int>& sizes, double bandwidth) {
     // elementwise with its stage update as a separate pass: what applying it in the rhs pass saves
     throughput_row<1, double>(mesh, bandwidth, dg::Strategy::elementwise, /*fused_stages=*/false);
     throughput_row<2, double>(mesh, bandwidth, dg::Strategy::elementwise, /*fused_stages=*/false);
+    for (const auto& s : dg::strategies) {
+      throughput_row<1, float>(mesh, bandwidth, s.value);
+      throughput_row<2, float>(mesh, bandwidth, s.value);
+    }
   }
 }
 
-/// The elementwise right-hand side pass (EvalElement) compiled for 1-4 resident blocks of 256 threads per
-/// multiprocessor (MinBlocksPerSm): registers per thread, bytes spilled to local memory, and time.
-template <int Blocks, class Pass>
+/// The elementwise right-hand side pass (EvalElement) compiled for several launch shapes (threads per block,
+/// blocks per multiprocessor: LaunchShape): registers per thread, bytes spilled to local memory, and time.
+template <int Threads, int Blocks, class Pass>
 void occupancy_cell(const Pass& pass, index_t k) {
-  using Hinted = WithMinBlocks<Pass, Blocks>;
+  using Shaped = WithLaunchShape<Pass, Threads, Blocks>;
   cudaFuncAttributes attributes{};
-  check(cudaFuncGetAttributes(&attributes, detail::forall_kernel<Hinted>), "cudaFuncGetAttributes");
-  const double seconds = median_seconds(20, [&] { forall(Backend::cuda, k, Hinted{pass}); });
+  check(cudaFuncGetAttributes(&attributes, detail::forall_kernel<Shaped>), "cudaFuncGetAttributes");
+  const double seconds = median_seconds(20, [&] { forall(Backend::cuda, k, Shaped{pass}); });
   std::printf(" %.3f (%d, %zu) |", seconds * 1e3, attributes.numRegs, attributes.localSizeBytes);
 }
 
-template <int P>
+template <int P, class Real>
 void occupancy_row(const Mesh& mesh) {
-  dg::EulerDG<P, double, euler::Flux::rusanov, FreeStream> solver(mesh, 1.4, FreeStream{}, dg::Strategy::elementwise,
-                                                                  Backend::cuda);
+  dg::EulerDG<P, Real, euler::Flux::rusanov, FreeStream> solver(mesh, Real(1.4), FreeStream{}, dg::Strategy::elementwise,
+                                                                Backend::cuda);
   solver.project([](double x, double y, double* u) {
     euler::conserved(1 + 0.1 * std::sin(x), 0.5, 0.2 + 0.05 * std::cos(y), 1.0, 1.4, u);
   });
-  Buffer<double> out(Backend::cuda, solver.solution_buffer().size(), "benchmark rhs");
-  Buffer<double> clock(Backend::cuda, std::vector<double>{0, 0, 0}, "benchmark clock");
-  const auto pass = solver.element_pass(solver.solution_buffer().data(), clock.data(), 0.0, out.data());
+  Buffer<Real> out(Backend::cuda, solver.solution_buffer().size(), "benchmark rhs");
+  Buffer<Real> clock(Backend::cuda, std::vector<Real>{Real(0), Real(0), Real(0)}, "benchmark clock");
+  const auto pass = solver.element_pass(solver.solution_buffer().data(), clock.data(), Real(0), out.data());
   const index_t k = mesh.num_elements();
-  std::printf("| %d |", P);
-  occupancy_cell<1>(pass, k);
-  occupancy_cell<2>(pass, k);
-  occupancy_cell<3>(pass, k);
-  occupancy_cell<4>(pass, k);
+  constexpr auto chosen = dg::element_pass_shape<P, Real>();
+  std::printf("| %d | %s | %d x %d |", P, sizeof(Real) == 8 ? "double" : "float", chosen.block_size,
+              chosen.min_blocks_per_sm);
+  occupancy_cell<256, 1>(pass, k);
+  occupancy_cell<256, 2>(pass, k);
+  occupancy_cell<128, 1>(pass, k);
+  occupancy_cell<128, 3>(pass, k);
+  occupancy_cell<128, 4>(pass, k);
   std::printf("\n");
 }
 
 void occupancy(const std::vector<int>& sizes) {
   const Mesh mesh = colored_mesh(build_mesh(test::square_grid(sizes.back(), true)), "kempe", "color_renumber");
-  std::printf("\n### The elementwise rhs pass (EvalElement, double, Rusanov) by occupancy hint, %.2fM triangles: "
-              "ms (registers per thread, bytes spilled)\n\n", mesh.num_elements() / 1e6);
-  std::printf("| p | 1 block of 256 per SM | 2 blocks | 3 blocks | 4 blocks |\n|---|---|---|---|---|\n");
-  occupancy_row<1>(mesh);
-  occupancy_row<2>(mesh);
-  occupancy_row<3>(mesh);
-  occupancy_row<4>(mesh);
+  std::printf("\n### The elementwise rhs pass (EvalElement, Rusanov) by launch shape (threads per block x blocks per SM "
+              "it must fit), %.2fM triangles: ms (registers per thread, bytes spilled)\n\n", mesh.num_elements() / 1e6);
+  std::printf("| p | precision | element_pass_shape | 256 x 1 | 256 x 2 | 128 x 1 | 128 x 3 | 128 x 4 |\n"
+              "|---|---|---|---|---|---|---|---|\n");
+  occupancy_row<1, double>(mesh);
+  occupancy_row<2, double>(mesh);
+  occupancy_row<3, double>(mesh);
+  occupancy_row<1, float>(mesh);
+  occupancy_row<2, float>(mesh);
+  occupancy_row<3, float>(mesh);
 }
 
 void throughput(const std::vector<int>& sizes, double bandwidth) {

@@ -179,13 +179,24 @@ double reduce_min_cpu(index_t n, F&& f) {
   return nan ? 0.0 / 0.0 : result;
 }
 
-/// Threads per block for forall launches: a multiple of the warp size that keeps register pressure moderate.
-inline constexpr int forall_block_size = 256;
+/// Threads per block for forall launches unless the functor asks for another (LaunchShape). Small blocks waste
+/// fewer registers: a multiprocessor holds 65536, so a kernel at 146 registers per thread fits one block of
+/// 256 (8 warps) but three of 128 (12 warps), and the DG kernels are latency-bound.
+inline constexpr int forall_block_size = 128;
 
-/// Occupancy hint of a functor: one that declares `static constexpr int min_blocks_per_sm = N` has its forall
-/// kernel compiled to fit N blocks of forall_block_size threads on a multiprocessor (at most 65536 / (256 N)
-/// registers per thread; what does not fit spills to local memory). Without the declaration, 1 (up to 255
-/// registers). The DG kernels are latency-bound: more resident warps hide the neighbours' scattered loads.
+/// Launch shape of a functor's forall kernel. A functor may declare `static constexpr int block_size` (threads
+/// per block, a multiple of 32; default forall_block_size) and `static constexpr int min_blocks_per_sm`
+/// (default 1): its kernel is then compiled to fit that many blocks on a multiprocessor, at most
+/// 65536 / (block_size x min_blocks_per_sm) registers per thread (what does not fit spills to local memory).
+/// The DG kernels are latency-bound: more resident warps hide the neighbours' scattered loads.
+template <class F, class = void>
+struct BlockSizeOf {
+  static constexpr int value = forall_block_size;
+};
+template <class F>
+struct BlockSizeOf<F, std::void_t<decltype(F::block_size)>> {
+  static constexpr int value = F::block_size;
+};
 template <class F, class = void>
 struct MinBlocksPerSm {
   static constexpr int value = 1;
@@ -195,9 +206,12 @@ struct MinBlocksPerSm<F, std::void_t<decltype(F::min_blocks_per_sm)>> {
   static constexpr int value = F::min_blocks_per_sm;
 };
 
-/// f with the occupancy hint `Blocks` instead of its own (for benchmarks that compare hints).
-template <class F, int Blocks>
-struct WithMinBlocks : F {
+/// f launched with `Threads` per block and room for `Blocks` of them per multiprocessor instead of its own
+/// shape (for benchmarks that compare shapes).
+template <class F, int Threads, int Blocks>
+struct WithLaunchShape : F {
+  static_assert(Threads % 32 == 0 && Threads <= 1024 && Blocks >= 1, "a block is whole warps, at most 1024 threads");
+  static constexpr int block_size = Threads;
   static constexpr int min_blocks_per_sm = Blocks;
 };
 
@@ -217,7 +231,7 @@ void check_launch() {
 
 namespace detail {
 template <class F>
-__global__ void __launch_bounds__(forall_block_size, MinBlocksPerSm<F>::value) forall_kernel(index_t n, F f) {
+__global__ void __launch_bounds__(BlockSizeOf<F>::value, MinBlocksPerSm<F>::value) forall_kernel(index_t n, F f) {
   for (index_t i = static_cast<index_t>(blockIdx.x * blockDim.x + threadIdx.x); i < n;
        i += static_cast<index_t>(blockDim.x * gridDim.x))
     f(i);
@@ -286,8 +300,9 @@ double reduce_min_cuda(index_t n, F f) {
 template <class F>
 void forall_cuda(index_t n, F f) {
   if (n <= 0) return;
-  const int blocks = static_cast<int>((n + forall_block_size - 1) / forall_block_size);
-  detail::forall_kernel<<<blocks, forall_block_size, 0, launch_stream()>>>(n, f);
+  constexpr int block_size = BlockSizeOf<F>::value;
+  const int blocks = static_cast<int>((n + block_size - 1) / block_size);
+  detail::forall_kernel<<<blocks, block_size, 0, launch_stream()>>>(n, f);
   check_launch<F>();
 }
 #endif

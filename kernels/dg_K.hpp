@@ -234,25 +234,35 @@ struct FaceIntegrals {
     const index_t l = fc.left[f], r = fc.right[f];
     const int kl = fc.left_local[f], kr = r == no_element ? 0 : fc.right_local[f];
     const Real nx = fc.normal_x[f], ny = fc.normal_y[f];
-    Real cl[nv][nm], cr[nv][nm];
-    for (int v = 0; v < nv; ++v)
+    // Both traces at every point first, one variable's coefficients at a time: nq x nv point values per side
+    // are live across the point loop instead of nm x nv coefficients (at p = 2 half as many registers, which
+    // is what limits the elementwise pass's occupancy on the GPU).
+    // A boundary face's right trace is the ghost state (below): it reads its left element's coefficients as
+    // stand-ins, so that no load waits on a branch.
+    const index_t r_read = r == no_element ? l : r;
+    Real ul[nq][nv], ur[nq][nv];
+    for (int v = 0; v < nv; ++v) {
+      Real cl[nm], cr[nm];
       for (int m = 0; m < nm; ++m) {
-        cl[v][m] = c[(v * nm + m) * k + l];
-        cr[v][m] = r == no_element ? Real(0) : c[(v * nm + m) * k + r];
+        cl[m] = c[(v * nm + m) * k + l];
+        cr[m] = c[(v * nm + m) * k + r_read];
       }
+      for (int q = 0; q < nq; ++q) {
+        const Real* bl = t.face_basis + (kl * nq + q) * nm;
+        const Real* br = t.face_basis + (kr * nq + (nq - 1 - q)) * nm;
+        Real sl = Real(0), sr = Real(0);
+        for (int m = 0; m < nm; ++m) {
+          sl += cl[m] * bl[m];
+          sr += cr[m] * br[m];
+        }
+        ul[q][v] = sl;
+        ur[q][v] = sr;
+      }
+    }
     for (int q = 0; q < nq; ++q) {
       const Real* bl = t.face_basis + (kl * nq + q) * nm;
       const Real* br = t.face_basis + (kr * nq + (nq - 1 - q)) * nm;
-      Real ul[nv], ur[nv], flux[nv];
-      for (int v = 0; v < nv; ++v) {
-        Real sl = Real(0), sr = Real(0);
-        for (int m = 0; m < nm; ++m) {
-          sl += cl[v][m] * bl[m];
-          sr += cr[v][m] * br[m];
-        }
-        ul[v] = sl;
-        ur[v] = sr;
-      }
+      Real flux[nv];
       if (r == no_element) {
         // Face points from (x0, y0) at the reference point -1 to (x1, y1) at +1.
         const Real s = (Real(1) + t.face_abscissa[q]) / Real(2);
@@ -269,9 +279,9 @@ struct FaceIntegrals {
           bx = cosine * nx - sine * ny;
           by = sine * nx + cosine * ny;
         }
-        boundary(fc.boundary[f], ul, bx, by, x, y, clock[0] + stage_fraction * clock[1], ur);
+        boundary(fc.boundary[f], ul[q], bx, by, x, y, clock[0] + stage_fraction * clock[1], ur[q]);
       }
-      euler::numerical_flux(F, ul, ur, nx, ny, gamma, flux);
+      euler::numerical_flux(F, ul[q], ur[q], nx, ny, gamma, flux);
       at_point(t.face_weight[q], flux, bl, br);
     }
   }
@@ -385,16 +395,32 @@ struct EvalSurfaceElementwise {
   }
 };
 
+/// Launch shape of the elementwise pass (EvalElement, EvalElementStage; LaunchShape in backend.hpp): blocks of
+/// 128 and as many of them per multiprocessor as the registers allow without spilling, from `kempe_bench_gpu
+/// occupancy` on an H100 (4M triangles, docs/benchmarks.md). In double, p = 1 fits 128 registers (four blocks,
+/// 1.06 ms against 1.83 at one block of 256) and p = 2 168 (three blocks, 12 warps: 2.23 against 2.64 ms);
+/// from p = 3 any cap spills more than the occupancy brings. Float needs half the registers: p = 2 fits four
+/// blocks, p = 3 three.
+struct ElementPassShape {
+  int block_size, min_blocks_per_sm;
+};
+template <int P, class Real>
+constexpr ElementPassShape element_pass_shape() {
+  constexpr bool is_double = sizeof(Real) == sizeof(double);
+  if (P == 1 && is_double) return {128, 4};
+  if (P == 2) return {128, is_double ? 3 : 4};
+  if (P == 3 && !is_double) return {128, 3};
+  return {128, 1};
+}
+
 /// elementwise, fused with the volume term: element e's whole right-hand side in one pass (its volume term,
 /// then its side of each of its three faces), kept in registers and written once. The adds come in the same
 /// order as eval_volume followed by EvalSurfaceElementwise, so the result is the same bit for bit; the rhs
 /// makes one trip to memory instead of two.
 template <int P, class Real, euler::Flux F, class Boundary>
 struct EvalElement {
-  /// Occupancy hint (MinBlocksPerSm): at p = 1 two resident blocks (128 registers, 24 bytes spilled) beat one
-  /// (146 registers): 1.07 against 1.70 ms on 4M triangles, H100, double. From p = 2 the spills cost more than
-  /// the occupancy brings (p = 2: 4.1 against 2.5 ms), so one (`kempe_bench_gpu occupancy`).
-  static constexpr int min_blocks_per_sm = P == 1 ? 2 : 1;
+  static constexpr int block_size = element_pass_shape<P, Real>().block_size;
+  static constexpr int min_blocks_per_sm = element_pass_shape<P, Real>().min_blocks_per_sm;
   EvalVolume<P, Real> volume;
   const index_t* element_faces;
   FaceIntegrals<P, Real, F, Boundary> integrals;
@@ -425,6 +451,7 @@ struct EvalElement {
 /// where the kernel runs (a recorded step serves every step size).
 template <int P, class Real, euler::Flux F, class Boundary>
 struct EvalElementStage {
+  static constexpr int block_size = EvalElement<P, Real, F, Boundary>::block_size;
   static constexpr int min_blocks_per_sm = EvalElement<P, Real, F, Boundary>::min_blocks_per_sm;
   EvalElement<P, Real, F, Boundary> element;  ///< its volume.rhs is not written
   Real a, b, g;

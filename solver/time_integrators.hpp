@@ -87,7 +87,9 @@ struct SetValue {
 /// that a step stopped for a non-physical state leaves that state exactly as it found it.
 template <class Real, class F>
 struct StopGuard {
-  static constexpr int min_blocks_per_sm = MinBlocksPerSm<F>::value;  // the guarded kernel's occupancy hint
+  // the guarded kernel's launch shape
+  static constexpr int block_size = BlockSizeOf<F>::value;
+  static constexpr int min_blocks_per_sm = MinBlocksPerSm<F>::value;
   F f;
   const Real* clock;
   KEMPE_HD void operator()(index_t i) const {

@@ -9,6 +9,8 @@
 
 #include "dg_cases.hpp"
 #include "kernels/buffer.hpp"
+#include "kernels/dg_K.hpp"
+#include "solver/time_integrators.hpp"
 
 namespace kempe {
 namespace {
@@ -51,6 +53,53 @@ TEST(Backend, CudaFromAHostOnlyTranslationUnitIsAProgrammingError) {
   // This file is compiled by g++: forall cannot reach the GPU from here, and says so instead of running on the CPU.
   EXPECT_THROW(forall(Backend::cuda, 4, [](index_t) {}), std::logic_error);
   EXPECT_THROW(reduce_min(Backend::cuda, 4, [](index_t) { return 1.0; }), std::logic_error);
+}
+
+struct PlainFunctor {
+  void operator()(index_t) const {}
+};
+struct ShapedFunctor {
+  static constexpr int block_size = 64;
+  static constexpr int min_blocks_per_sm = 5;
+  void operator()(index_t) const {}
+};
+
+TEST(LaunchShape, DefaultsDeclaredValuesAndOverrides) {
+  static_assert(BlockSizeOf<PlainFunctor>::value == forall_block_size && MinBlocksPerSm<PlainFunctor>::value == 1);
+  static_assert(BlockSizeOf<ShapedFunctor>::value == 64 && MinBlocksPerSm<ShapedFunctor>::value == 5);
+  using Overridden = WithLaunchShape<ShapedFunctor, 256, 2>;
+  static_assert(BlockSizeOf<Overridden>::value == 256 && MinBlocksPerSm<Overridden>::value == 2);
+  // StopGuard wraps every state-writing kernel of a step: it must launch with the guarded kernel's shape.
+  using Guarded = dg::StopGuard<double, ShapedFunctor>;
+  static_assert(BlockSizeOf<Guarded>::value == 64 && MinBlocksPerSm<Guarded>::value == 5);
+  SUCCEED();
+}
+
+TEST(LaunchShape, TheElementwisePassFitsAMultiprocessor) {
+  // Every shape element_pass_shape gives must be launchable: whole warps, and the blocks it asks to keep
+  // resident within an SM's 2048 threads (H100); the fused stage takes its pass's shape.
+  const auto check = [](dg::ElementPassShape shape, int p, const char* precision) {
+    SCOPED_TRACE(std::string(precision) + " p = " + std::to_string(p));
+    EXPECT_EQ(shape.block_size % 32, 0);
+    EXPECT_GE(shape.min_blocks_per_sm, 1);
+    EXPECT_LE(shape.block_size * shape.min_blocks_per_sm, 2048);
+  };
+  check(dg::element_pass_shape<0, double>(), 0, "double");
+  check(dg::element_pass_shape<1, double>(), 1, "double");
+  check(dg::element_pass_shape<2, double>(), 2, "double");
+  check(dg::element_pass_shape<3, double>(), 3, "double");
+  check(dg::element_pass_shape<4, double>(), 4, "double");
+  check(dg::element_pass_shape<5, double>(), 5, "double");
+  check(dg::element_pass_shape<1, float>(), 1, "float");
+  check(dg::element_pass_shape<2, float>(), 2, "float");
+  check(dg::element_pass_shape<3, float>(), 3, "float");
+  check(dg::element_pass_shape<5, float>(), 5, "float");
+  // The shapes measured best on an H100 (docs/benchmarks.md, third run): p = 2 in double at three blocks of 128.
+  constexpr auto p2_double = dg::element_pass_shape<2, double>();
+  EXPECT_EQ(p2_double.block_size, 128);
+  EXPECT_EQ(p2_double.min_blocks_per_sm, 3);
+  using Stage = dg::EvalElementStage<2, double, euler::Flux::rusanov, test::FixedState>;
+  static_assert(BlockSizeOf<Stage>::value == 128 && MinBlocksPerSm<Stage>::value == 3);
 }
 
 TEST(EulerDG, MemoryUseIsReportedByUse) {
