@@ -206,6 +206,11 @@ struct MinBlocksPerSm<F, std::void_t<decltype(F::min_blocks_per_sm)>> {
   static constexpr int value = F::min_blocks_per_sm;
 };
 
+/// Whether F's launch shape can be launched: whole warps, at most 1024 threads per block, at least one block.
+template <class F>
+inline constexpr bool valid_launch_shape = BlockSizeOf<F>::value % 32 == 0 && BlockSizeOf<F>::value >= 32 &&
+                                           BlockSizeOf<F>::value <= 1024 && MinBlocksPerSm<F>::value >= 1;
+
 /// f launched with `Threads` per block and room for `Blocks` of them per multiprocessor instead of its own
 /// shape (for benchmarks that compare shapes).
 template <class F, int Threads, int Blocks>
@@ -317,6 +322,7 @@ void forall_cuda(index_t n, F f) {
 /// backend is not reachable (it is compiled in .cu files), so asking for it there is a programming error.
 template <class F>
 void forall(Backend backend, index_t n, F&& f) {
+  static_assert(valid_launch_shape<std::decay_t<F>>, "block_size must be whole warps, at most 1024 threads");
 #if defined(__CUDACC__)
   if (backend == Backend::cuda) {
     forall_cuda(n, f);

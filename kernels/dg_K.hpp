@@ -396,11 +396,13 @@ struct EvalSurfaceElementwise {
 };
 
 /// Launch shape of the elementwise pass (EvalElement, EvalElementStage; LaunchShape in backend.hpp): blocks of
-/// 128 and as many of them per multiprocessor as the registers allow without spilling, from `kempe_bench_gpu
-/// occupancy` on an H100 (4M triangles, docs/benchmarks.md). In double, p = 1 fits 128 registers (four blocks,
-/// 1.06 ms against 1.83 at one block of 256) and p = 2 168 (three blocks, 12 warps: 2.23 against 2.64 ms);
-/// from p = 3 any cap spills more than the occupancy brings. Float needs half the registers: p = 2 fits four
-/// blocks, p = 3 three.
+/// 128 and as many of them per multiprocessor as the registers allow with little or no spilling, from
+/// `kempe_bench_gpu occupancy` on an H100 (4M triangles, docs/benchmarks.md). In double, p = 1 fits 128
+/// registers (four blocks, 1.06 ms against 1.83 at one block of 256) and p = 2 168 (three blocks, 12 warps:
+/// 2.23 against 2.64 ms); from p = 3 any cap spills more than the occupancy brings. Float needs about half the
+/// registers: p = 2 fits four blocks, and p = 3 three (128 bytes spilled, as at any shape). Measured with a
+/// fixed free-stream boundary: the case files' boundary table (GroupBoundary) costs a few registers more, and
+/// under these caps spills 56 bytes at p = 1 and 20 at p = 2 in double (ptxas -v; not timed separately).
 struct ElementPassShape {
   int block_size, min_blocks_per_sm;
 };

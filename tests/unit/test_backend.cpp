@@ -64,6 +64,13 @@ struct ShapedFunctor {
   void operator()(index_t) const {}
 };
 
+struct PartWarpFunctor {
+  static constexpr int block_size = 100;
+};
+struct TooLargeFunctor {
+  static constexpr int block_size = 2048;
+};
+
 TEST(LaunchShape, DefaultsDeclaredValuesAndOverrides) {
   static_assert(BlockSizeOf<PlainFunctor>::value == forall_block_size && MinBlocksPerSm<PlainFunctor>::value == 1);
   static_assert(BlockSizeOf<ShapedFunctor>::value == 64 && MinBlocksPerSm<ShapedFunctor>::value == 5);
@@ -72,6 +79,8 @@ TEST(LaunchShape, DefaultsDeclaredValuesAndOverrides) {
   // StopGuard wraps every state-writing kernel of a step: it must launch with the guarded kernel's shape.
   using Guarded = dg::StopGuard<double, ShapedFunctor>;
   static_assert(BlockSizeOf<Guarded>::value == 64 && MinBlocksPerSm<Guarded>::value == 5);
+  static_assert(valid_launch_shape<PlainFunctor> && valid_launch_shape<Guarded> && valid_launch_shape<Overridden>);
+  static_assert(!valid_launch_shape<PartWarpFunctor> && !valid_launch_shape<TooLargeFunctor>);
   SUCCEED();
 }
 
@@ -81,6 +90,7 @@ TEST(LaunchShape, TheElementwisePassFitsAMultiprocessor) {
   const auto check = [](dg::ElementPassShape shape, int p, const char* precision) {
     SCOPED_TRACE(std::string(precision) + " p = " + std::to_string(p));
     EXPECT_EQ(shape.block_size % 32, 0);
+    EXPECT_LE(shape.block_size, 1024);
     EXPECT_GE(shape.min_blocks_per_sm, 1);
     EXPECT_LE(shape.block_size * shape.min_blocks_per_sm, 2048);
   };
