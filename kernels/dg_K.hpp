@@ -402,7 +402,7 @@ struct EvalSurfaceElementwise {
 /// 2.23 against 2.64 ms); from p = 3 any cap spills more than the occupancy brings. Float needs about half the
 /// registers: p = 2 fits four blocks, and p = 3 three (128 bytes spilled, as at any shape). Measured with a
 /// fixed free-stream boundary: the case files' boundary table (GroupBoundary) costs a few registers more, and
-/// under these caps spills 56 bytes at p = 1 and 20 at p = 2 in double (ptxas -v; not timed separately).
+/// under these caps spills 44-60 bytes at p = 1 and 12-20 at p = 2 in double, by flux (ptxas -v; not timed).
 struct ElementPassShape {
   int block_size, min_blocks_per_sm;
 };
