@@ -212,10 +212,9 @@ inline constexpr bool valid_launch_shape = BlockSizeOf<F>::value % 32 == 0 && Bl
                                            BlockSizeOf<F>::value <= 1024 && MinBlocksPerSm<F>::value >= 1;
 
 /// f launched with `Threads` per block and room for `Blocks` of them per multiprocessor instead of its own
-/// shape (for benchmarks that compare shapes).
+/// shape (for benchmarks that compare shapes; forall checks it with valid_launch_shape).
 template <class F, int Threads, int Blocks>
 struct WithLaunchShape : F {
-  static_assert(Threads % 32 == 0 && Threads <= 1024 && Blocks >= 1, "a block is whole warps, at most 1024 threads");
   static constexpr int block_size = Threads;
   static constexpr int min_blocks_per_sm = Blocks;
 };
