@@ -52,6 +52,7 @@ class SlotColoring {
         right_(g.right.data()),
         color_(g.num_faces, no_color),
         slot_(std::size_t(g.num_elements) * max_slot_colors, no_face),
+        used_(g.num_elements, 0),
         palette_(palette) {}
 
   int palette() const { return palette_; }
@@ -67,12 +68,7 @@ class SlotColoring {
   index_t other(index_t f, index_t e) const { return left_[f] == e ? right_[f] : left_[f]; }
   index_t at(index_t e, int c) const { return slot_[std::size_t(e) * max_slot_colors + c]; }
   /// Colors used at element e (mask).
-  unsigned used(index_t e) const {
-    unsigned m = 0;
-    for (int c = 0; c < palette_; ++c)
-      if (at(e, c) != no_face) m |= 1u << c;
-    return m;
-  }
+  unsigned used(index_t e) const { return used_[e]; }
   /// Colors free at both ends of face f (a ghost end frees everything).
   unsigned free_for(index_t f) const {
     unsigned m = used(left_[f]);
@@ -81,14 +77,12 @@ class SlotColoring {
   }
   void set(index_t f, int c) {
     color_[f] = static_cast<std::int8_t>(c);
-    slot(left_[f], c) = f;
-    if (right_[f] != no_element) slot(right_[f], c) = f;
+    take(left_[f], c, f);
+    if (right_[f] != no_element) take(right_[f], c, f);
   }
   void clear(index_t f) {
-    const int c = color_[f];
-    if (c == no_color) return;
-    slot(left_[f], c) = no_face;
-    if (right_[f] != no_element) slot(right_[f], c) = no_face;
+    if (color_[f] == no_color) return;
+    clear_keep(f);
     color_[f] = no_color;
   }
   std::vector<std::int8_t> take_colors() { return std::move(color_); }
@@ -122,18 +116,28 @@ class SlotColoring {
   }
 
  private:
-  index_t& slot(index_t e, int c) { return slot_[std::size_t(e) * max_slot_colors + c]; }
+  void take(index_t e, int c, index_t f) {
+    slot_[std::size_t(e) * max_slot_colors + c] = f;
+    used_[e] = static_cast<std::uint8_t>(used_[e] | 1u << c);
+  }
+  void release(index_t e, int c) {
+    slot_[std::size_t(e) * max_slot_colors + c] = no_face;
+    used_[e] = static_cast<std::uint8_t>(used_[e] & ~(1u << c));
+  }
   /// Frees the slots of f but remembers its color (for flip).
   void clear_keep(index_t f) {
     const int c = color_[f];
-    slot(left_[f], c) = no_face;
-    if (right_[f] != no_element) slot(right_[f], c) = no_face;
+    release(left_[f], c);
+    if (right_[f] != no_element) release(right_[f], c);
   }
 
   const index_t* left_;
   const index_t* right_;
   std::vector<std::int8_t> color_;
   std::vector<index_t> slot_;
+  /// [elements] the colors of the slots in use, as a mask: what free_for reads, one byte per element instead
+  /// of a slot row (a face's two masks are two loads; the greedy pass and the fans read them for every face).
+  std::vector<std::uint8_t> used_;
   int palette_;
   mutable std::int64_t walked_ = 0;
 };
@@ -391,8 +395,7 @@ int pick_greedy_color(const SlotColoring& s, const DualGraph& m, index_t f, unsi
       if (g == f || s.color(g) != no_color) continue;
       const index_t far = s.other(g, e);
       if (far == no_element) continue;
-      for (unsigned c = free; c; c &= c - 1)
-        if (s.at(far, std::countr_zero(c)) != no_face) ++score[std::countr_zero(c)];
+      for (unsigned c = free & s.used(far); c; c &= c - 1) ++score[std::countr_zero(c)];
     }
   }
   int best = -1;
