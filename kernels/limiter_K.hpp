@@ -46,8 +46,8 @@ struct PositivityLimiter {
     for (int v = 0; v < nv; ++v) mean[v] = ce[v][0] * phi0;
     // A point value is a sum of nm terms, each about the cell's scale: 8 nm roundings of that scale bound
     // the difference between two summation orders (1e-14 relative in double, 2e-5 in float at p = 5).
-    constexpr Real unit_roundoff = sizeof(Real) == sizeof(float) ? Real(0x1p-23) : Real(0x1p-52);  // epsilon()
-    constexpr Real rounding = Real(8 * nm) * unit_roundoff;
+    constexpr Real machine_epsilon = sizeof(Real) == sizeof(float) ? Real(0x1p-23) : Real(0x1p-52);  // epsilon()
+    constexpr Real rounding = Real(8 * nm) * machine_epsilon;
     const Real scaled_rho = rounding * mean[euler::density];
     const Real scaled_p = rounding * (gamma - Real(1)) * mean[euler::energy];
     const Real rho_floor = scaled_rho > epsilon ? scaled_rho : epsilon;

@@ -115,8 +115,8 @@ SampledSolution sample_solution(const Mesh& mesh, int order, double gamma, const
       out.y[i] = py;
       double u[euler::num_vars];
       solution.state(e, &phi[q * solution.modes()], u);
-      const double rho = u[euler::density], p = euler::pressure(u, gamma);
       store_state(u, gamma, out.density[i], out.pressure[i], &out.velocity[3 * i]);
+      const double rho = out.density[i], p = out.pressure[i];
       const double vel_x = out.velocity[3 * i], vel_y = out.velocity[3 * i + 1];
       out.mach[i] = std::sqrt((vel_x * vel_x + vel_y * vel_y) * rho / (gamma * p));
       out.entropy[i] = p / std::pow(rho, gamma);
