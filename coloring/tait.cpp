@@ -20,12 +20,12 @@
 // O(n^2) in all; we walk from r1 both ways and around r2's cycle in lock step and stop at the first of: r2
 // reached (the shorter arc), or either cycle closed, so each step costs the shortest of the three.
 //
-// Measured (docs/benchmarks.md): it is still superlinear, because bicolor cycles grow with the mesh whatever
-// the collapse order (rounds, degree caps and the paper's plain order were tried), and about 6% of the steps
-// need random interchanges. That is no surprise: 3-edge-coloring a planar cubic graph is 4-coloring the faces
-// of a planar map, for which no near-linear algorithm is known (Robertson, Sanders, Seymour and Thomas 1996 is
-// quadratic). Effort is bounded like kempe's; past the bound kempe colors the mesh. kempe remains the default:
-// its random greedy pass and chain walks are linear in practice on the same surfaces.
+// Measured (docs/benchmarks.md): it is still superlinear, because bicolor cycles grow with the mesh whatever the
+// collapse order (rounds, degree caps, the paper's plain order and a reversed breadth-first order were tried), and
+// about 6% of the steps need random interchanges. That is no surprise: 3-edge-coloring a planar cubic graph is
+// 4-coloring the faces of a planar map, for which no near-linear algorithm is known (Robertson, Sanders, Seymour
+// and Thomas 1996 is quadratic). Effort is bounded like kempe's; past the bound kempe colors the mesh. kempe
+// remains the default: its random greedy pass and chain walks are linear in practice on the same surfaces.
 #include <algorithm>
 #include <array>
 #include <stdexcept>
