@@ -25,7 +25,7 @@ for name in $meshes; do
   done
   for algorithm in $algorithms; do
     read -r min median < <(tr ' ' '\n' <<<"${times[$algorithm]}" | grep . | sort -g |
-      awk '{t[NR] = $1} END {printf "%.3f %.3f\n", t[1], t[int((NR + 1) / 2)]}')
+      awk '{t[NR] = $1} END {printf "%.4f %.4f\n", t[1], t[int((NR + 1) / 2)]}')
     echo "| $name | $algorithm | ${colors[$algorithm]} | $runs | $min / $median |"
   done
   unset times colors

@@ -142,6 +142,31 @@ class SlotColoring {
   mutable std::int64_t walked_ = 0;
 };
 
+/// A complete coloring read in place on the mesh's arrays: the face of color c at element e is found by
+/// scanning e's faces (three for a triangle). For a pass that walks few chains over a finished coloring, this
+/// spares building a slot table for every element (on Rect B that was most of the balancing pass's 1.8 ms).
+class MeshColoring {
+ public:
+  MeshColoring(const Mesh& m, std::vector<std::int8_t>& color) : m_(m), color_(color) {}
+  int color(index_t f) const { return color_[f]; }
+  index_t left(index_t f) const { return m_.face_left[f]; }
+  index_t right(index_t f) const { return m_.face_right[f]; }
+  index_t other(index_t f, index_t e) const { return m_.face_left[f] == e ? m_.face_right[f] : m_.face_left[f]; }
+  index_t at(index_t e, int c) const {
+    for (index_t k = m_.element_face_begin[e]; k < m_.element_face_begin[e + 1]; ++k)
+      if (color_[m_.element_faces[k]] == c) return m_.element_faces[k];
+    return no_face;
+  }
+  /// Swaps colors a and b on the given faces (a maximal a/b path or cycle, so the coloring stays proper).
+  void flip(const std::vector<index_t>& faces, int a, int b) {
+    for (index_t f : faces) color_[f] = static_cast<std::int8_t>(color_[f] == a ? b : a);
+  }
+
+ private:
+  const Mesh& m_;
+  std::vector<std::int8_t>& color_;
+};
+
 /// Colors face f by a Kempe-chain interchange if some pair of colors allows it with a chain of at most `limit`
 /// faces; returns false otherwise. For an uncolored face (u, v) with a free at u and b free at v, the a/b chain
 /// from v frees a at v unless it ends at u.
@@ -303,8 +328,10 @@ bool balanced(const std::vector<index_t>& count) {
 }
 
 /// Evens out class sizes: flipping an a/b path with one more a-face than b-faces moves one face from a to b.
-/// Stops when the classes are balanced(); else evens the largest and the smallest class, in rounds.
-void balance(SlotColoring& s, index_t num_faces, int num_colors) {
+/// Stops when the classes are balanced(); else evens the largest and the smallest class, in rounds. Coloring is
+/// a SlotColoring or a MeshColoring (below): color, left, right, other, at and flip are all it needs.
+template <class Coloring>
+void balance(Coloring& s, index_t num_faces, int num_colors) {
   std::vector<index_t> members, path;
   std::vector<std::uint32_t> visited(num_faces, 0);
   std::uint32_t stamp = 0;
@@ -417,11 +444,8 @@ int pick_greedy_color(const SlotColoring& s, const DualGraph& m, index_t f, unsi
 /// balanced(), the balancing pass evens them out.
 FaceColoring balance_vertex_coloring(const Mesh& mesh, FaceColoring result) {
   if (balanced(result.faces_per_color())) return result;
-  const DualGraph g(mesh, /*breadth_first=*/false);  // a few chains walked: the mesh's numbering will do
-  SlotColoring s(g, result.num_colors);
-  for (index_t f = 0; f < g.num_faces; ++f) s.set(f, result.color[f]);
-  balance(s, g.num_faces, result.num_colors);
-  result.color = s.take_colors();
+  MeshColoring s(mesh, result.color);  // a few chains walked: the mesh's numbering will do
+  balance(s, mesh.num_faces(), result.num_colors);
   return result;
 }
 
