@@ -329,7 +329,7 @@ bool balanced(const std::vector<index_t>& count) {
 
 /// Evens out class sizes: flipping an a/b path with one more a-face than b-faces moves one face from a to b.
 /// Stops when the classes are balanced(); else evens the largest and the smallest class, in rounds. Coloring is
-/// a SlotColoring or a MeshColoring (below): color, left, right, other, at and flip are all it needs.
+/// a SlotColoring or a MeshColoring (both above): color, left, right, other, at and flip are all it needs.
 template <class Coloring>
 void balance(Coloring& s, index_t num_faces, int num_colors) {
   std::vector<index_t> members, path;
