@@ -20,7 +20,9 @@ configure: setup
 build: configure
 	cmake --build $(BUILD) -j$(JOBS)
 
-run: build
+# `make run` builds only the kempe program and the libraries it links; `make test` builds everything.
+run: configure
+	cmake --build $(BUILD) -j$(JOBS) --target kempe
 	$(KEMPE) run cases/double_mach.yaml --set mesh.size=$(RUN_SIZE) --output $(RUN_OUT)
 
 test: build

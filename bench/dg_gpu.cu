@@ -1,4 +1,4 @@
-// The CUDA backend's benchmark (issue 5). Prints Markdown tables for docs/benchmarks.md:
+// The CUDA backend's benchmark. Prints Markdown tables for docs/benchmarks.md:
 //  1. the device and its measured copy bandwidth (cudaMemcpy device to device, bytes read + written);
 //  2. DOF updates per second per SSP-RK3 stage and per kernel, p = 1..5, double and float, on N x N grids of
 //     squares split into triangles (colored, color_renumber), with the bandwidth model of bench/dg_throughput.cpp
@@ -132,7 +132,7 @@ void throughput_header(const char* title) {
 void strategies(const std::vector<int>& sizes, double bandwidth) {
   throughput_header("Every race strategy, p = 1 and 2 (color_renumber, Rusanov, no limiter)");
   for (const int n : sizes) {
-    const Mesh mesh = colored_mesh(build_mesh(test::square_grid(n, true)), "kempe", "color_renumber");
+    const Mesh mesh = colored_mesh(build_mesh(square_grid(n, true)), "kempe", "color_renumber");
     for (const auto& s : dg::strategies) {
       throughput_row<1, double>(mesh, bandwidth, s.value);
       throughput_row<2, double>(mesh, bandwidth, s.value);
@@ -179,7 +179,7 @@ void occupancy_row(const Mesh& mesh) {
 }
 
 void occupancy(const std::vector<int>& sizes) {
-  const Mesh mesh = colored_mesh(build_mesh(test::square_grid(sizes.back(), true)), "kempe", "color_renumber");
+  const Mesh mesh = colored_mesh(build_mesh(square_grid(sizes.back(), true)), "kempe", "color_renumber");
   std::printf("\n### The elementwise rhs pass (EvalElement, Rusanov) by launch shape (threads per block x blocks per SM "
               "it must fit), %.2fM triangles: ms (registers per thread, bytes spilled)\n\n", mesh.num_elements() / 1e6);
   std::printf("| p | precision | element_pass_shape | 256 x 1 | 256 x 2 | 128 x 1 | 128 x 3 | 128 x 4 |\n"
@@ -195,7 +195,7 @@ void occupancy(const std::vector<int>& sizes) {
 void throughput(const std::vector<int>& sizes, double bandwidth) {
   throughput_header("DOF updates per second per RK stage (colored, color_renumber, Rusanov, no limiter)");
   for (const int n : sizes) {
-    const Mesh mesh = colored_mesh(build_mesh(test::square_grid(n, true)), "kempe", "color_renumber");
+    const Mesh mesh = colored_mesh(build_mesh(square_grid(n, true)), "kempe", "color_renumber");
     throughput_orders<double>(mesh, bandwidth);
     throughput_orders<float>(mesh, bandwidth);
   }
@@ -226,7 +226,7 @@ double dmr_seconds_per_step(const Mesh& mesh, dg::Strategy strategy, int steps, 
 
 void double_mach(int ny) {
   // Triangles numbered at random, as an unstructured generator's numbering (greedy then needs 5 colors).
-  const Mesh raw = test::double_mach_mesh(ny, 7);
+  const Mesh raw = double_mach_mesh(ny, 7);
   std::printf("\n### Table 10 on this GPU: double Mach reflection, p = 1, %d triangles numbered at random, 1000 SSP-RK3 "
               "steps (vertex + positivity limiters, colored)\n\n", int(raw.num_elements()));
   std::printf("| coloring | colors | ordering | seconds (1000 steps) | ms per step | DOF/s per stage |\n|---|---|---|---|---|---|\n");

@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "mesh/generators.hpp"
 #include "coloring/coloring.hpp"
 #include "coloring/reorder.hpp"
-#include "solver/euler_dg.hpp"
-#include "../tests/unit/structured_meshes.hpp"
+#include "solver/numerics/euler_dg.hpp"
 
 namespace {
 
@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
   const int threads = cpu_threads();
   const double bandwidth = copy_bandwidth();
   std::printf("copy bandwidth: %.1f GB/s (%d threads)\n\n", bandwidth / 1e9, threads);
-  const Mesh input = build_mesh(test::square_grid(n, true));
+  const Mesh input = build_mesh(square_grid(n, true));
   FaceColoring input_coloring = color_faces(input, {"kempe", 1});
   auto ordered = [&](const char* name, const Mesh& from) {
     Mesh mesh = from;

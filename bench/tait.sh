@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# How the tait algorithm (paper 003's reduction and restoration) scales on closed spheres of growing size, beside
+# How the tait algorithm (Gulicheva & Rybakov's reduction and restoration) scales on closed spheres of growing size, beside
 # kempe. Prints Markdown rows; meshes are generated once into WORKDIR.
 # Usage: bench/tait.sh [WORKDIR]
 set -euo pipefail

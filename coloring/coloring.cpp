@@ -11,9 +11,9 @@
 // classes by flipping a/b chains with one more face of the larger color. Triangle meshes are colored through a
 // vertex 4-coloring first (surface.cpp): faster, and on closed surfaces this face search has no boundary to
 // send parity to.
+#include "base/registry.hpp"
 #include "coloring/coloring.hpp"
 #include "coloring/detail.hpp"
-#include "kernels/registry.hpp"
 
 #include <algorithm>
 #include <array>
@@ -546,20 +546,13 @@ const std::vector<ColoringAlgorithm>& coloring_algorithms() {
 }
 
 FaceColoring color_faces(const Mesh& mesh, const ColoringOptions& options) {
-  const ColoringAlgorithm* algorithm = nullptr;
-  for (const auto& a : coloring_algorithms())
-    if (a.name == options.algorithm) algorithm = &a;
-  if (!algorithm) {
-    std::vector<std::string_view> known;
-    for (const auto& a : coloring_algorithms()) known.push_back(a.name);
-    throw std::invalid_argument(unknown_name_message("coloring algorithm", options.algorithm, known));
-  }
-  if (algorithm->cannot_color)
-    if (const std::string why = algorithm->cannot_color(mesh); !why.empty())
+  const ColoringAlgorithm& algorithm = find_by_name("coloring algorithm", options.algorithm, coloring_algorithms());
+  if (algorithm.cannot_color)
+    if (const std::string why = algorithm.cannot_color(mesh); !why.empty())
       throw std::invalid_argument("coloring algorithm '" + options.algorithm + "' cannot color this mesh: " + why +
                                   "; use kempe");
   const auto t0 = std::chrono::steady_clock::now();
-  FaceColoring result = algorithm->run(mesh, options.seed);
+  FaceColoring result = algorithm.run(mesh, options.seed);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (const std::string problem = check_coloring(mesh, result.color, result.num_colors); !problem.empty())
     throw std::logic_error("face coloring '" + result.algorithm + "' is invalid: " + problem);

@@ -6,8 +6,6 @@
 // and the buffer reuse in apply_ordering.
 #include "coloring/reorder.hpp"
 
-#include "kernels/registry.hpp"
-
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -15,7 +13,12 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <utility>
+
+#include "base/csr.hpp"
+#include "base/registry.hpp"
 
 namespace kempe {
 namespace {
@@ -126,32 +129,18 @@ Permutation order_color_renumber(const Mesh& m, const FaceColoring& coloring) {
 
 // --- rcm ---------------------------------------------------------------------------------------------------------
 
-/// The element adjacency graph through interior faces (parallel faces give repeated neighbours), in CSR form.
-struct Graph {
-  std::vector<index_t> begin, adj;
-  index_t degree(index_t e) const { return begin[e + 1] - begin[e]; }
-};
+/// The element adjacency graph through interior faces (parallel faces give repeated neighbours), in CSR form,
+/// element by element, local face by local face: neighbours come in a deterministic, local order.
+using Graph = Csr;
 
 Graph element_graph(const Mesh& m) {
-  const index_t ne = m.num_elements();
-  Graph g;
-  g.begin.assign(std::size_t(ne) + 1, 0);
-  for (index_t f = 0; f < m.num_faces(); ++f)
-    if (m.face_right[f] != no_element) {
-      ++g.begin[m.face_left[f] + 1];
-      ++g.begin[m.face_right[f] + 1];
-    }
-  for (index_t e = 0; e < ne; ++e) g.begin[e + 1] += g.begin[e];
-  g.adj.resize(g.begin[ne]);
-  std::vector<index_t> fill(g.begin.begin(), g.begin.end() - 1);
-  // Element by element, local face by local face: neighbours come in a deterministic, local order.
-  for (index_t e = 0; e < ne; ++e)
-    for (index_t k = m.element_face_begin[e]; k < m.element_face_begin[e + 1]; ++k) {
-      const index_t f = m.element_faces[k];
-      if (m.face_right[f] == no_element) continue;
-      g.adj[fill[e]++] = m.face_left[f] == e ? m.face_right[f] : m.face_left[f];
-    }
-  return g;
+  return build_csr(m.num_elements(), [&m](auto&& add) {
+    for (index_t e = 0; e < m.num_elements(); ++e)
+      for (index_t k = m.element_face_begin[e]; k < m.element_face_begin[e + 1]; ++k) {
+        const index_t f = m.element_faces[k];
+        if (m.face_right[f] != no_element) add(e, m.face_left[f] == e ? m.face_right[f] : m.face_left[f]);
+      }
+  });
 }
 
 /// Breadth-first level structure rooted at one element. `mark` holds, per element, the id of the last search
@@ -172,7 +161,7 @@ class LevelSearch {
       const std::size_t level_end = queue_.size();
       for (std::size_t i = level_begin; i < level_end; ++i)
         for (index_t k = g_.begin[queue_[i]]; k < g_.begin[queue_[i] + 1]; ++k) {
-          const index_t v = g_.adj[k];
+          const index_t v = g_.values[k];
           if (mark_[v] != stamp_) {
             mark_[v] = stamp_;
             queue_.push_back(v);
@@ -207,7 +196,7 @@ index_t pseudo_peripheral(const Graph& g, LevelSearch& search, index_t start) {
     const auto& q = search.queue();
     index_t best = q[search.last_level_begin()];
     for (std::size_t i = search.last_level_begin() + 1; i < q.size(); ++i)
-      if (g.degree(q[i]) < g.degree(best)) best = q[i];
+      if (g.size(q[i]) < g.size(best)) best = q[i];
     const index_t ecc_best = search.run(best);
     if (ecc_best <= ecc) break;
     root = best;
@@ -231,18 +220,18 @@ Graph relabel_breadth_first(const Graph& g, std::vector<index_t>& order) {
     order.push_back(seed);
     for (std::size_t head = order.size() - 1; head < order.size(); ++head)
       for (index_t k = g.begin[order[head]]; k < g.begin[order[head] + 1]; ++k)
-        if (const index_t v = g.adj[k]; label[v] == no_element) {
+        if (const index_t v = g.values[k]; label[v] == no_element) {
           label[v] = static_cast<index_t>(order.size());
           order.push_back(v);
         }
   }
   Graph h;
   h.begin.resize(std::size_t(n) + 1);
-  h.adj.resize(g.adj.size());
+  h.values.resize(g.values.size());
   h.begin[0] = 0;
   for (index_t i = 0; i < n; ++i) {
     index_t at = h.begin[i];
-    for (index_t k = g.begin[order[i]]; k < g.begin[order[i] + 1]; ++k) h.adj[at++] = label[g.adj[k]];
+    for (index_t k = g.begin[order[i]]; k < g.begin[order[i] + 1]; ++k) h.values[at++] = label[g.values[k]];
     h.begin[i + 1] = at;
   }
   return h;
@@ -268,7 +257,7 @@ Permutation order_rcm(const Mesh& m, const FaceColoring& coloring) {
       const index_t e = cm[head];
       next.clear();
       for (index_t k = g.begin[e]; k < g.begin[e + 1]; ++k) {
-        const index_t v = g.adj[k];
+        const index_t v = g.values[k];
         if (!placed[v]) {
           placed[v] = 1;
           next.push_back(v);
@@ -278,8 +267,8 @@ Permutation order_rcm(const Mesh& m, const FaceColoring& coloring) {
       for (std::size_t i = 1; i < next.size(); ++i) {
         const index_t v = next[i];
         std::size_t j = i;
-        for (; j > 0 && (g.degree(next[j - 1]) > g.degree(v) ||
-                         (g.degree(next[j - 1]) == g.degree(v) && next[j - 1] > v));
+        for (; j > 0 && (g.size(next[j - 1]) > g.size(v) ||
+                         (g.size(next[j - 1]) == g.size(v) && next[j - 1] > v));
              --j)
           next[j] = next[j - 1];
         next[j] = v;
@@ -504,11 +493,7 @@ const std::vector<Ordering>& orderings() {
 }
 
 const Ordering& find_ordering(std::string_view name) {
-  for (const Ordering& o : orderings())
-    if (o.name == name) return o;
-  std::vector<std::string_view> known;
-  for (const Ordering& o : orderings()) known.push_back(o.name);
-  throw std::invalid_argument(unknown_name_message("ordering", name, known));
+  return find_by_name("ordering", name, orderings());
 }
 
 void apply_ordering(Mesh& m, FaceColoring& coloring, const Permutation& p) {
@@ -534,9 +519,10 @@ void apply_ordering(Mesh& m, FaceColoring& coloring, const Permutation& p) {
                                   " after a face of color " + std::to_string(int(color[i - 1])) + ")");
   }
 
-  Spares<index_t> ints;
-  Spares<std::int8_t> bytes;
-  Spares<double> reals;
+  std::tuple<Spares<index_t>, Spares<std::int8_t>, Spares<double>, Spares<std::int64_t>, Spares<ElementType>> spares;
+  auto& ints = std::get<Spares<index_t>>(spares);
+  auto& bytes = std::get<Spares<std::int8_t>>(spares);
+  auto& reals = std::get<Spares<double>>(spares);
   const std::vector<index_t>& en = p.element_new;
 
   // Faces first (a swapped face takes its vertices from its new left element, found here by its old number),
@@ -599,17 +585,19 @@ void apply_ordering(Mesh& m, FaceColoring& coloring, const Permutation& p) {
   }
   for (std::vector<double>* n : {&m.normal_x, &m.normal_y, &m.normal_z})
     reals.fill(*n, std::size_t(nf), [&](std::size_t i) { return swapped[i] ? -(*n)[face_old[i]] : (*n)[face_old[i]]; });
-  reals.gather(m.face_area, face_old);
-  bytes.gather(m.face_num_vertices, face_old);
-  ints.gather(m.face_boundary, face_old);
   if (m.face_input.empty())
     m.face_input = face_old;
   else
     ints.gather(m.face_input, face_old);  // composed with the earlier ordering
   bytes.give(swapped);
 
-  // Elements.
-  for (std::vector<double>* v : {&m.volume, &m.centroid_x, &m.centroid_y, &m.centroid_z}) reals.gather(*v, element_old);
+  // Every other array of elements or faces moves with its row (areas, volumes, tags, types, ...).
+  m.for_each_array([&](const MeshArray& a, auto& v) {
+    using T = typename std::decay_t<decltype(v)>::value_type;
+    if constexpr (!std::is_same_v<T, std::string>)
+      if (a.kind == MeshArrayKind::plain && a.rows != MeshRows::nodes)
+        std::get<Spares<T>>(spares).gather(v, a.rows == MeshRows::elements ? element_old : face_old);
+  });
   gather_csr(m.element_vertex_begin, m.element_vertices, element_old, ints);
   gather_csr(m.element_face_begin, m.element_faces, element_old, ints);
   for (index_t& f : m.element_faces) f = p.face_new[f];
@@ -617,19 +605,11 @@ void apply_ordering(Mesh& m, FaceColoring& coloring, const Permutation& p) {
     m.element_input = element_old;
   else
     ints.gather(m.element_input, element_old);
-  {
-    std::vector<ElementType> type(static_cast<std::size_t>(ne));
-    for (index_t i = 0; i < ne; ++i) type[i] = m.element_type[element_old[i]];
-    m.element_type.swap(type);
-    std::vector<std::int64_t> tag(static_cast<std::size_t>(ne));
-    for (index_t i = 0; i < ne; ++i) tag[i] = m.element_tag[element_old[i]];
-    m.element_tag.swap(tag);
-  }
 
   // Colors as contiguous ranges.
-  m.color_begin.assign(std::size_t(coloring.num_colors) + 1, 0);
-  for (std::int8_t c : color) ++m.color_begin[c + 1];
-  for (int c = 0; c < coloring.num_colors; ++c) m.color_begin[c + 1] += m.color_begin[c];
+  m.color_begin = csr_offsets(coloring.num_colors, [&color](auto&& add) {
+    for (std::int8_t c : color) add(c);
+  });
   m.face_color = color;
   coloring.color = std::move(color);
 

@@ -47,7 +47,7 @@ void apply_ordering(Mesh& mesh, FaceColoring& coloring, const Permutation& permu
 
 /// Access-pattern metrics of the current numbering.
 struct OrderingMetrics {
-  index_t bandwidth = 0;         ///< max |left - right| over interior faces (paper 002, Table 3)
+  index_t bandwidth = 0;         ///< max |left - right| over interior faces (de la Asunción, Mantas & Castro, CMMSE 2012, Table 3)
   std::int64_t profile = 0;      ///< sum over elements of (element - lowest neighbour), 0 when none is lower
   /// Fraction of faces f > 0 whose left element's 8-byte value lies in the same 128-byte segment as face f-1's
   /// (left[f] / 16 == left[f-1] / 16): a coalescing score of the face loop's reads. coalesced_right is the same

@@ -1,4 +1,5 @@
-// Triangle meshes colored through their vertices: Tait's correspondence (paper 003, section 2).
+// Triangle meshes colored through their vertices: Tait's correspondence (Gulicheva & Rybakov, "Cubic graph edge
+// coloring in the problem of calculation parallelization on an unstructured surface computational grid", sec. 2).
 //
 // Number the four colors of a proper vertex coloring of the triangulation as the elements of Z2 x Z2. The mesh
 // edge (face) pq then takes the color phi(p) xor phi(q), which is never 0, and the three faces of a triangle,

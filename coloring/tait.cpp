@@ -1,5 +1,5 @@
 // Tait coloring: 3 colors for the faces of a closed triangle surface, whose dual is a cubic graph, by reduction
-// and restoration with bicolor cycles (Gulicheva & Rybakov, after Kurapov et al.; paper 003).
+// and restoration with bicolor cycles (Gulicheva & Rybakov, after Kurapov et al.).
 //
 // Reduction removes a dual edge e = (v1, v2) and both its vertices; the two other edges of v1 merge into one
 // edge r1, those of v2 into r2. On the surface this is the collapse of the mesh edge (a, b) that e crosses:
@@ -21,7 +21,7 @@
 // reached (the shorter arc), or either cycle closed, so each step costs the shortest of the three.
 //
 // Measured (docs/benchmarks.md): it is still superlinear, because bicolor cycles grow with the mesh whatever the
-// collapse order (rounds, degree caps, the paper's plain order and a reversed breadth-first order were tried), and
+// collapse order (rounds, degree caps, the paper's plain order or a reversed breadth-first order), and
 // about 6% of the steps need random interchanges. That is no surprise: 3-edge-coloring a planar cubic graph is
 // 4-coloring the faces of a planar map, for which no near-linear algorithm is known (Robertson, Sanders, Seymour
 // and Thomas 1996 is quadratic). Effort is bounded like kempe's; past the bound kempe colors the mesh. kempe

@@ -7,12 +7,12 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <typeinfo>
 
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
+#include "base/threads.hpp"
+#include "base/types.hpp"
 
 #if defined(__CUDACC__)
 #define KEMPE_HD __host__ __device__ __forceinline__
@@ -34,31 +34,15 @@
 
 namespace kempe {
 
-/// Index type for nodes, elements and faces: 32 bits hold the largest meshes a single GPU can store
-/// (Rect E has 5.7M faces) and halve connectivity traffic compared to 64-bit indices.
-using index_t = std::int32_t;
-
 enum class Backend { cpu, cuda };
 
 /// Number of CUDA devices usable by this process; 0 when the build has no CUDA backend or when the
 /// runtime answers with any error (a machine without a driver reports an error, not zero devices).
 int cuda_device_count();
 
-/// Threads of the CPU backend (1 without OpenMP), and setting them (ignored without OpenMP).
-inline int cpu_threads() {
-#if defined(_OPENMP)
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
-}
-inline void set_cpu_threads(int n) {
-#if defined(_OPENMP)
-  omp_set_num_threads(n);
-#else
-  (void)n;
-#endif
-}
+/// The backend called `name`: "cpu", "cuda", or "auto" (cuda when a device is present, else cpu).
+/// std::invalid_argument for another name, and for "cuda" on a machine or build without a CUDA device.
+Backend backend_from_name(std::string_view name);
 
 /// *p += v as one indivisible update: atomicAdd on the GPU, an OpenMP atomic on the CPU (the `atomic` race
 /// strategy; the `colored` one needs none).
@@ -118,8 +102,8 @@ DeviceMemory device_memory();
 /// mangled type name (a kernel's functor), which is demangled.
 [[noreturn]] void throw_cuda_error(int code, const char* call, const char* what);
 
-/// A CUDA graph of launches recorded once and replayed (paper 000's many per-color launches then cost one
-/// graph launch). capture(record) runs record() with every forall launch going to the capture stream.
+/// A CUDA graph of launches recorded once and replayed (the many per-color launches of Giuliani & Krivodonova
+/// 2017 then cost one graph launch). capture(record) runs record() with every forall launch going to the capture stream.
 class DeviceGraph {
  public:
   DeviceGraph() = default;

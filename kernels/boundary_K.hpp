@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <string_view>
 
+#include "base/registry.hpp"
 #include "kernels/backend.hpp"
 #include "kernels/euler.hpp"
-#include "kernels/registry.hpp"
 #include "kernels/riemann_K.hpp"
 
 namespace kempe::bc {
@@ -29,7 +29,7 @@ inline constexpr Named<Kind> kinds[] = {
     {Kind::function, "function", "the state of a named function of (x, y, t), e.g. double-mach for its top boundary"},
 };
 /// The kind of the given name; std::invalid_argument with the closest known name otherwise.
-inline Kind kind_from_name(std::string_view name) { return find_by_name("boundary condition", name, kinds); }
+inline Kind kind_from_name(std::string_view name) { return find_by_name("boundary condition", name, kinds).value; }
 
 /// States given as functions of position and time, for boundaries that move with the flow (the ghost state of
 /// Kind::function) and for initial states. Defined for gamma = 1.4, like the published cases.
@@ -80,7 +80,7 @@ inline constexpr Named<StateFunction> state_functions[] = {
 };
 /// The state function of the given name; std::invalid_argument with the closest known name otherwise.
 inline StateFunction state_function_from_name(std::string_view name) {
-  return find_by_name("state function", name, state_functions);
+  return find_by_name("state function", name, state_functions).value;
 }
 
 /// The conserved state of function f at (x, y) and time t.

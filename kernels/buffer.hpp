@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -105,6 +106,33 @@ class Buffer {
   T* device_ = nullptr;
   std::size_t size_ = 0;
   const char* what_ = "a buffer";
+};
+
+/// Read-only arrays placed on one backend for the kernels: on the CPU the host vectors themselves (which must
+/// outlive the pointers), on the GPU device copies owned here until clear() or destruction.
+class PlacedArrays {
+ public:
+  /// Where the kernels read `host` on `backend`.
+  template <class T>
+  const T* place(Backend backend, const std::vector<T>& host, const char* what) {
+    if (backend == Backend::cpu) return host.data();
+    auto held = std::make_unique<Held<T>>(Buffer<T>(backend, host, what));
+    const T* placed = held->buffer.data();
+    held_.push_back(std::move(held));
+    return placed;
+  }
+  void clear() { held_.clear(); }
+
+ private:
+  struct Base {
+    virtual ~Base() = default;
+  };
+  template <class T>
+  struct Held : Base {
+    explicit Held(Buffer<T> b) : buffer(std::move(b)) {}
+    Buffer<T> buffer;
+  };
+  std::vector<std::unique_ptr<Base>> held_;
 };
 
 }  // namespace kempe

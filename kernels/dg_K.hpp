@@ -14,12 +14,12 @@
 #include <cstdint>
 #include <string_view>
 
+#include "base/registry.hpp"
+#include "base/types.hpp"
 #include "kernels/backend.hpp"
 #include "kernels/basis.hpp"
 #include "kernels/euler.hpp"
-#include "kernels/registry.hpp"
 #include "kernels/stage_K.hpp"
-#include "mesh/mesh.hpp"
 
 namespace kempe::dg {
 
@@ -80,7 +80,7 @@ inline constexpr Named<Strategy> strategies[] = {
     {Strategy::buffered, "buffered", "per-face buffers, then a gather per element (classic DG-GPU)"},
     {Strategy::elementwise, "elementwise", "each element computes its own faces' fluxes (twice the flux work)"},
 };
-inline Strategy strategy_from_name(std::string_view name) { return find_by_name("race strategy", name, strategies); }
+inline Strategy strategy_from_name(std::string_view name) { return find_by_name("race strategy", name, strategies).value; }
 
 template <bool Atomic, class Real>
 KEMPE_HD void add_to(Real* p, Real v) {

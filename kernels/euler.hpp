@@ -12,8 +12,8 @@
 #include <cmath>
 #include <string_view>
 
+#include "base/registry.hpp"
 #include "kernels/backend.hpp"
-#include "kernels/registry.hpp"
 
 namespace kempe::euler {
 
@@ -224,6 +224,6 @@ inline constexpr FluxInfo fluxes[] = {
 };
 
 /// The flux of the given name; std::invalid_argument naming the closest known name otherwise.
-inline Flux flux_from_name(std::string_view name) { return find_by_name("flux", name, fluxes); }
+inline Flux flux_from_name(std::string_view name) { return find_by_name("flux", name, fluxes).value; }
 
 }  // namespace kempe::euler

@@ -7,12 +7,12 @@
 #include <cstdint>
 #include <string_view>
 
+#include "base/registry.hpp"
+#include "base/types.hpp"
 #include "kernels/backend.hpp"
 #include "kernels/basis.hpp"
 #include "kernels/dg_K.hpp"
 #include "kernels/euler.hpp"
-#include "kernels/registry.hpp"
-#include "mesh/mesh.hpp"
 
 namespace kempe::dg {
 
@@ -107,7 +107,7 @@ inline constexpr Named<Limiter> limiters[] = {
     {Limiter::moment, "moment", "moment limiter: minmod of each derivative against face neighbours' differences"},
 };
 /// The limiter of the given name; std::invalid_argument with the closest known name otherwise.
-inline Limiter limiter_from_name(std::string_view name) { return find_by_name("limiter", name, limiters); }
+inline Limiter limiter_from_name(std::string_view name) { return find_by_name("limiter", name, limiters).value; }
 
 /// Number of the Taylor coefficient D^(k - i, i) u (k - i derivatives in x, i in y), numbered by degree like
 /// the modes.
@@ -188,8 +188,9 @@ KEMPE_HD void scale_taylor_degrees(const Real* degree_part, const Real* alpha, R
 /// The vertex bounds of the vertex-based limiter: for each mesh vertex, the smallest and largest value of
 /// every Taylor coefficient of degree < P (cell averages and derivatives up to order P - 1) over the elements
 /// around it, [2][vars][modes of degree P - 1][vertices]. The vertex min/max is a race-prone scatter when
-/// elements write to their vertices (paper 001's "local maximum" loop); here each vertex gathers from its own
-/// elements (vertex_elements, a CSR list built once), so there is no race and no atomic.
+/// elements write to their vertices (the "local maximum" loop of Zhang et al., "Optimizations of graph coloring
+/// method for unstructured finite volume CFD on GPU"); here each vertex gathers from its own elements
+/// (vertex_elements, a CSR list built once), so there is no race and no atomic.
 template <int P, class Real>
 struct VertexBounds {
   static constexpr int num_fields = basis::num_modes(P > 0 ? P - 1 : 0);

@@ -1,4 +1,4 @@
-// One value of a Runge-Kutta stage, shared by the stage update (solver/time_integrators.hpp, CombineStage) and the
+// One value of a Runge-Kutta stage, shared by the stage update (solver/numerics/time_integrators.hpp, CombineStage) and the
 // elementwise right-hand side that applies the update in the same pass (dg_K.hpp, EvalElementStage): the same
 // point function in both, so that fusing the two passes changes the result by rounding at most (where the
 // compiler forms FMAs differently).

@@ -15,6 +15,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "base/threads.hpp"
+
 namespace kempe {
 namespace {
 

@@ -155,38 +155,11 @@ void write_kmesh(const Mesh& m, const std::string& path) {
                                           m.report.unmatched_markers, m.report.unused_nodes});
   w.add("source", std::vector<std::string>{m.source});
   w.add("warnings", m.report.warnings);
-  w.add("x", m.x);
-  w.add("y", m.y);
-  w.add("z", m.z);
-  w.add("node_tag", m.node_tag);
-  w.add("element_type", m.element_type);
-  w.add("element_vertex_begin", m.element_vertex_begin);
-  w.add("element_vertices", m.element_vertices);
-  w.add("element_face_begin", m.element_face_begin);
-  w.add("element_faces", m.element_faces);
-  w.add("element_tag", m.element_tag);
-  w.add("volume", m.volume);
-  w.add("centroid_x", m.centroid_x);
-  w.add("centroid_y", m.centroid_y);
-  w.add("centroid_z", m.centroid_z);
-  w.add("face_left", m.face_left);
-  w.add("face_right", m.face_right);
-  w.add("face_left_local", m.face_left_local);
-  w.add("face_right_local", m.face_right_local);
-  w.add("face_num_vertices", m.face_num_vertices);
-  w.add("face_vertices", m.face_vertices);
-  w.add("face_area", m.face_area);
-  w.add("normal_x", m.normal_x);
-  w.add("normal_y", m.normal_y);
-  w.add("normal_z", m.normal_z);
-  w.add("face_boundary", m.face_boundary);
-  w.add("boundary_names", m.boundary_names);
-  // Optional sections, written only once a coloring and an ordering have been applied; files without them (and
-  // files written before they existed) read back with the fields empty.
-  if (!m.face_color.empty()) w.add("face_color", m.face_color);
-  if (!m.color_begin.empty()) w.add("color_begin", m.color_begin);
-  if (!m.element_input.empty()) w.add("element_input", m.element_input);
-  if (!m.face_input.empty()) w.add("face_input", m.face_input);
+  // Optional sections are written only once a coloring and an ordering have been applied; files without them
+  // read back with the fields empty.
+  m.for_each_array([&w](const MeshArray& a, const auto& v) {
+    if (a.kind != MeshArrayKind::optional || !v.empty()) w.add(a.name, v);
+  });
   const std::vector<char> payload = w.finish();
 
   char header[header_bytes];
@@ -260,36 +233,13 @@ Mesh read_kmesh(const std::string& path) {
   const auto source = r.get_strings("source");
   m.source = source.empty() ? path : source[0];
   m.report.warnings = r.get_strings("warnings");
-  m.x = r.get<double>("x");
-  m.y = r.get<double>("y");
-  m.z = r.get<double>("z");
-  m.node_tag = r.get<std::int64_t>("node_tag");
-  m.element_type = r.get<ElementType>("element_type");
-  m.element_vertex_begin = r.get<index_t>("element_vertex_begin");
-  m.element_vertices = r.get<index_t>("element_vertices");
-  m.element_face_begin = r.get<index_t>("element_face_begin");
-  m.element_faces = r.get<index_t>("element_faces");
-  m.element_tag = r.get<std::int64_t>("element_tag");
-  m.volume = r.get<double>("volume");
-  m.centroid_x = r.get<double>("centroid_x");
-  m.centroid_y = r.get<double>("centroid_y");
-  m.centroid_z = r.get<double>("centroid_z");
-  m.face_left = r.get<index_t>("face_left");
-  m.face_right = r.get<index_t>("face_right");
-  m.face_left_local = r.get<std::int8_t>("face_left_local");
-  m.face_right_local = r.get<std::int8_t>("face_right_local");
-  m.face_num_vertices = r.get<std::int8_t>("face_num_vertices");
-  m.face_vertices = r.get<index_t>("face_vertices");
-  m.face_area = r.get<double>("face_area");
-  m.normal_x = r.get<double>("normal_x");
-  m.normal_y = r.get<double>("normal_y");
-  m.normal_z = r.get<double>("normal_z");
-  m.face_boundary = r.get<std::int32_t>("face_boundary");
-  m.boundary_names = r.get_strings("boundary_names");
-  m.face_color = r.get_optional<std::int8_t>("face_color");
-  m.color_begin = r.get_optional<index_t>("color_begin");
-  m.element_input = r.get_optional<index_t>("element_input");
-  m.face_input = r.get_optional<index_t>("face_input");
+  m.for_each_array([&r](const MeshArray& a, auto& v) {
+    using T = typename std::decay_t<decltype(v)>::value_type;
+    if constexpr (std::is_same_v<T, std::string>)
+      v = r.get_strings(a.name);
+    else
+      v = a.kind == MeshArrayKind::optional ? r.get_optional<T>(a.name) : r.get<T>(a.name);
+  });
 
   // A checksum catches accidents, not a writer bug: check that the arrays fit together before anyone indexes them.
   const std::size_t nn = m.x.size(), ne = m.element_type.size(), nf = m.face_left.size();
@@ -297,22 +247,23 @@ Mesh read_kmesh(const std::string& path) {
     if (!ok) r.fail(what);
   };
   require((m.dim == 2 || m.dim == 3) && (m.space_dim == 2 || m.space_dim == 3), "bad dimensions");
-  require(m.y.size() == nn && m.z.size() == nn && m.node_tag.size() == nn, "node arrays differ in length");
-  require(m.element_vertex_begin.size() == ne + 1 && m.element_face_begin.size() == ne + 1 &&
-              m.element_tag.size() == ne && m.volume.size() == ne && m.centroid_x.size() == ne &&
-              m.centroid_y.size() == ne && m.centroid_z.size() == ne,
-          "element arrays differ in length");
+  require(m.element_vertex_begin.size() == ne + 1 && m.element_face_begin.size() == ne + 1,
+          "element offsets differ in length from the elements");
+  // Every array of nodes, elements or faces has one row per node, element or face (optional ones may be absent).
+  m.for_each_array([&](const MeshArray& a, const auto& v) {
+    if (a.rows == MeshRows::other || (a.kind == MeshArrayKind::optional && v.empty())) return;
+    const std::size_t rows = a.rows == MeshRows::nodes ? nn : a.rows == MeshRows::elements ? ne : nf;
+    if (v.size() != rows * std::size_t(a.width))
+      r.fail("section '" + std::string(a.name) + "' has " + std::to_string(v.size()) + " entries, expected " +
+             std::to_string(rows * std::size_t(a.width)) + " (" + (a.width > 1 ? std::to_string(a.width) + " " : "") +
+             "per " + (a.rows == MeshRows::nodes ? "node" : a.rows == MeshRows::elements ? "element" : "face") + ")");
+  });
   for (ElementType t : m.element_type) require(static_cast<int>(t) < num_element_types, "unknown element type");
   require(m.element_vertex_begin.back() == static_cast<index_t>(m.element_vertices.size()) &&
               m.element_face_begin.back() == static_cast<index_t>(m.element_faces.size()),
           "element offsets do not match");
   for (index_t v : m.element_vertices) require(v >= 0 && std::size_t(v) < nn, "element vertex out of range");
   for (index_t f : m.element_faces) require(f >= 0 && std::size_t(f) < nf, "element face out of range");
-  require(m.face_right.size() == nf && m.face_left_local.size() == nf && m.face_right_local.size() == nf &&
-              m.face_num_vertices.size() == nf && m.face_vertices.size() == nf * max_face_vertices &&
-              m.face_area.size() == nf && m.normal_x.size() == nf && m.normal_y.size() == nf &&
-              m.normal_z.size() == nf && m.face_boundary.size() == nf,
-          "face arrays differ in length");
   for (std::size_t f = 0; f < nf; ++f) {
     require(m.face_left[f] >= 0 && std::size_t(m.face_left[f]) < ne, "face left element out of range");
     require(m.face_right[f] == no_element || (m.face_right[f] >= 0 && std::size_t(m.face_right[f]) < ne),
@@ -322,10 +273,7 @@ Mesh read_kmesh(const std::string& path) {
             "boundary tag out of range");
   }
   // Colors: face_color alone (a coloring), or with color_begin (faces reordered into contiguous color ranges).
-  if (!m.face_color.empty()) {
-    require(m.face_color.size() == nf, "section 'face_color' does not have one entry per face");
-    for (std::int8_t c : m.face_color) require(c >= 0, "face color out of range");
-  }
+  for (std::int8_t c : m.face_color) require(c >= 0, "face color out of range");
   if (!m.color_begin.empty()) {
     require(!m.face_color.empty(), "section 'color_begin' without section 'face_color'");
     require(m.color_begin.size() >= 2 && m.color_begin.front() == 0 &&
@@ -340,20 +288,16 @@ Mesh read_kmesh(const std::string& path) {
     }
   }
   // Input numberings: permutations of the elements and of the faces.
-  auto require_permutation = [&](const std::vector<index_t>& p, std::size_t n, const char* size_message,
-                                 const char* bijection_message) {
+  auto require_permutation = [&](const std::vector<index_t>& p, std::size_t n, const char* bijection_message) {
     if (p.empty()) return;
-    require(p.size() == n, size_message);
     std::vector<char> seen(n, 0);
     for (index_t k : p) {
       require(k >= 0 && std::size_t(k) < n && !seen[k], bijection_message);
       seen[k] = 1;
     }
   };
-  require_permutation(m.element_input, ne, "section 'element_input' does not have one entry per element",
-                      "section 'element_input' is not a permutation of the elements");
-  require_permutation(m.face_input, nf, "section 'face_input' does not have one entry per face",
-                      "section 'face_input' is not a permutation of the faces");
+  require_permutation(m.element_input, ne, "section 'element_input' is not a permutation of the elements");
+  require_permutation(m.face_input, nf, "section 'face_input' is not a permutation of the faces");
   return m;
 }
 

@@ -6,14 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "kernels/backend.hpp"
+#include "base/types.hpp"
 #include "mesh/element.hpp"
 
 namespace kempe {
-
-/// Marks "no element" on the right of a boundary face and "no boundary tag" on an interior face.
-inline constexpr index_t no_element = -1;
-inline constexpr std::int32_t no_boundary = -1;
 
 /// Every bad mesh input ends in one of these, with a message that names the file and the element or face.
 class MeshError : public std::runtime_error {
@@ -66,6 +62,22 @@ struct MeshReport {
 /// Name given to boundary faces that no group marks.
 inline constexpr const char* unassigned_boundary_name = "unassigned";
 
+/// What the rows of a Mesh array are, for the code that treats every array alike (the .kmesh reader and writer,
+/// orderings, periodic joins): a field added to Mesh::for_each_array is read, written and reordered with no more.
+enum class MeshRows : std::uint8_t { nodes, elements, faces, other };
+enum class MeshArrayKind : std::uint8_t {
+  plain,     ///< a value per row (or `width` values): a renumbering moves it with its row
+  oriented,  ///< per face, tied to which element is on the left (sides, local indices, vertices, normals)
+  optional,  ///< absent (empty) until a coloring and an ordering have been applied; written only when present
+  other,     ///< offsets and lists of the element-to-vertex and element-to-face tables, boundary names
+};
+struct MeshArray {
+  const char* name;  ///< the .kmesh section name
+  MeshRows rows;
+  MeshArrayKind kind;
+  int width = 1;  ///< values per row
+};
+
 /// A processed mesh. As built, faces are numbered in order of first appearance (element by element, local face
 /// by local face); after an ordering (coloring/reorder.hpp) they are grouped by color. Always, the left element
 /// of a face is the lower-numbered one and its normal points out of the left element.
@@ -111,10 +123,58 @@ struct Mesh {
   index_t num_nodes() const { return static_cast<index_t>(x.size()); }
   index_t num_elements() const { return static_cast<index_t>(element_type.size()); }
   index_t num_faces() const { return static_cast<index_t>(face_left.size()); }
+  /// Number of rows of the given kind (0 for MeshRows::other).
+  index_t num_rows(MeshRows rows) const {
+    return rows == MeshRows::nodes ? num_nodes() : rows == MeshRows::elements ? num_elements() : rows == MeshRows::faces ? num_faces() : 0;
+  }
+
+  /// Every array of the mesh, once, in .kmesh order: visit(const MeshArray&, std::vector<T>&).
+  template <class Visit>
+  void for_each_array(Visit&& visit) { visit_arrays(*this, visit); }
+  template <class Visit>
+  void for_each_array(Visit&& visit) const { visit_arrays(*this, visit); }
+
   int element_num_faces(index_t e) const { return element_face_begin[e + 1] - element_face_begin[e]; }
   /// The largest face count of any element: the fewest colors a face coloring can use.
   int max_faces_per_element() const;
   index_t num_boundary_faces() const;
+
+ private:
+  template <class Self, class Visit>
+  static void visit_arrays(Self& m, Visit& visit) {
+    using R = MeshRows;
+    using K = MeshArrayKind;
+    visit(MeshArray{"x", R::nodes, K::plain}, m.x);
+    visit(MeshArray{"y", R::nodes, K::plain}, m.y);
+    visit(MeshArray{"z", R::nodes, K::plain}, m.z);
+    visit(MeshArray{"node_tag", R::nodes, K::plain}, m.node_tag);
+    visit(MeshArray{"element_type", R::elements, K::plain}, m.element_type);
+    visit(MeshArray{"element_vertex_begin", R::other, K::other}, m.element_vertex_begin);
+    visit(MeshArray{"element_vertices", R::other, K::other}, m.element_vertices);
+    visit(MeshArray{"element_face_begin", R::other, K::other}, m.element_face_begin);
+    visit(MeshArray{"element_faces", R::other, K::other}, m.element_faces);
+    visit(MeshArray{"element_tag", R::elements, K::plain}, m.element_tag);
+    visit(MeshArray{"volume", R::elements, K::plain}, m.volume);
+    visit(MeshArray{"centroid_x", R::elements, K::plain}, m.centroid_x);
+    visit(MeshArray{"centroid_y", R::elements, K::plain}, m.centroid_y);
+    visit(MeshArray{"centroid_z", R::elements, K::plain}, m.centroid_z);
+    visit(MeshArray{"face_left", R::faces, K::oriented}, m.face_left);
+    visit(MeshArray{"face_right", R::faces, K::oriented}, m.face_right);
+    visit(MeshArray{"face_left_local", R::faces, K::oriented}, m.face_left_local);
+    visit(MeshArray{"face_right_local", R::faces, K::oriented}, m.face_right_local);
+    visit(MeshArray{"face_num_vertices", R::faces, K::plain}, m.face_num_vertices);
+    visit(MeshArray{"face_vertices", R::faces, K::oriented, max_face_vertices}, m.face_vertices);
+    visit(MeshArray{"face_area", R::faces, K::plain}, m.face_area);
+    visit(MeshArray{"normal_x", R::faces, K::oriented}, m.normal_x);
+    visit(MeshArray{"normal_y", R::faces, K::oriented}, m.normal_y);
+    visit(MeshArray{"normal_z", R::faces, K::oriented}, m.normal_z);
+    visit(MeshArray{"face_boundary", R::faces, K::plain}, m.face_boundary);
+    visit(MeshArray{"boundary_names", R::other, K::other}, m.boundary_names);
+    visit(MeshArray{"face_color", R::faces, K::optional}, m.face_color);
+    visit(MeshArray{"color_begin", R::other, K::optional}, m.color_begin);
+    visit(MeshArray{"element_input", R::elements, K::optional}, m.element_input);
+    visit(MeshArray{"face_input", R::faces, K::optional}, m.face_input);
+  }
 };
 
 /// Checks a raw mesh and builds connectivity and geometry. Throws MeshError for an empty mesh, dangling node

@@ -129,18 +129,9 @@ void make_periodic(Mesh& mesh, std::string_view group_a, std::string_view group_
     }
     array.resize(out * width);
   };
-  compact(mesh.face_left, 1);
-  compact(mesh.face_right, 1);
-  compact(mesh.face_left_local, 1);
-  compact(mesh.face_right_local, 1);
-  compact(mesh.face_num_vertices, 1);
-  compact(mesh.face_vertices, max_face_vertices);
-  compact(mesh.face_area, 1);
-  compact(mesh.normal_x, 1);
-  compact(mesh.normal_y, 1);
-  compact(mesh.normal_z, 1);
-  compact(mesh.face_boundary, 1);
-  if (!mesh.face_input.empty()) compact(mesh.face_input, 1);
+  mesh.for_each_array([&](const MeshArray& a, auto& array) {
+    if (a.rows == MeshRows::faces && !array.empty()) compact(array, std::size_t(a.width));
+  });
   for (index_t& f : mesh.element_faces) f = new_index[f];
 }
 

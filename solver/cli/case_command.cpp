@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "mesh/load.hpp"
-#include "solver/case_file.hpp"
-#include "solver/case_setup.hpp"
-#include "solver/case_schema.hpp"
+#include "solver/case/case_file.hpp"
+#include "solver/case/case_schema.hpp"
+#include "solver/case/case_setup.hpp"
 #include "solver/cli/commands.hpp"
 
 namespace kempe::cli {

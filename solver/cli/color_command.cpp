@@ -12,7 +12,7 @@
 #include "coloring/reorder.hpp"
 #include "mesh/load.hpp"
 #if KEMPE_HAVE_VTK
-#include "solver/vtk_output.hpp"
+#include "solver/output/vtk_output.hpp"
 #endif
 #include "solver/cli/commands.hpp"
 

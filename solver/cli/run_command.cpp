@@ -10,26 +10,27 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "base/registry.hpp"
 #include "coloring/coloring.hpp"
 #include "coloring/reorder.hpp"
 #include "kernels/boundary_K.hpp"
-#include "kernels/registry.hpp"
 #include "mesh/load.hpp"
-#include "solver/case_file.hpp"
-#include "solver/case_schema.hpp"
-#include "solver/case_setup.hpp"
+#include "solver/case/case_file.hpp"
+#include "solver/case/case_schema.hpp"
+#include "solver/case/case_setup.hpp"
+#include "solver/output/checkpoint.hpp"
 #include "solver/cli/commands.hpp"
-#include "solver/checkpoint.hpp"
-#include "solver/files.hpp"
-#include "solver/output.hpp"
-#include "solver/simulation.hpp"
+#include "solver/output/files.hpp"
+#include "solver/output/output.hpp"
+#include "solver/numerics/simulation.hpp"
 #if KEMPE_HAVE_VTK
-#include "solver/vtk_output.hpp"
+#include "solver/output/vtk_output.hpp"
 #endif
 
 namespace kempe::cli {
@@ -226,202 +227,275 @@ class Progress {
   double last_ = -1e30;
 };
 
-void run_case(const RunOptions& o) {
-  const Clock::time_point started = Clock::now();
-  std::vector<std::string> overrides = o.overrides;
-  if (!o.backend.empty()) overrides.push_back("solver.backend=" + o.backend);
-  const cases::CaseFile c = cases::CaseFile::load(o.case_file, overrides);
-  const auto initial = cases::initial_state(c);
-  const std::string stem = std::filesystem::path(o.case_file).stem().string();
-  const std::string folder = output_folder(o, c, stem);
-  std::filesystem::create_directories(folder);
-  output::write_file_atomically(folder + "/" + stem + ".resolved.yaml", c.resolved_yaml(), "the resolved configuration");
-  if (!o.quiet) std::fputs(c.resolved_yaml().c_str(), stdout);
-
+/// The case's mesh, colored and ordered as it names (a .kmesh saved by `kempe color --save` comes colored and
+/// ordered already), its periodic pairs joined and its boundary groups checked against the case.
+Mesh prepare_mesh(const cases::CaseFile& c, bool quiet) {
   Mesh mesh = cases::load_case_mesh(c);
   if (mesh.color_begin.size() < 2) cases::apply_periodic(c, mesh);
   cases::check_boundaries(c, mesh);
-  if (mesh.color_begin.size() < 2) {  // a .kmesh saved by `kempe color --save` is colored and ordered already
-    ColoringOptions coloring_options;
-    coloring_options.algorithm = c.text("mesh.coloring");
-    coloring_options.seed = static_cast<std::uint64_t>(c.integer("mesh.seed"));
-    FaceColoring coloring = color_faces(mesh, coloring_options);
-    const Ordering& ordering = find_ordering(c.text("mesh.ordering"));
-    apply_ordering(mesh, coloring, ordering.compute(mesh, coloring));
-    if (!o.quiet)
-      std::printf("# mesh %s: %d elements, %d faces, %d colors (%s), ordering %s\n", mesh.source.c_str(),
-                  int(mesh.num_elements()), int(mesh.num_faces()), coloring.num_colors,
-                  std::string(status_name(coloring.status)).c_str(), std::string(ordering.name).c_str());
+  if (mesh.color_begin.size() >= 2) return mesh;
+  ColoringOptions coloring_options;
+  coloring_options.algorithm = c.text("mesh.coloring");
+  coloring_options.seed = static_cast<std::uint64_t>(c.integer("mesh.seed"));
+  FaceColoring coloring = color_faces(mesh, coloring_options);
+  const Ordering& ordering = find_ordering(c.text("mesh.ordering"));
+  apply_ordering(mesh, coloring, ordering.compute(mesh, coloring));
+  if (!quiet)
+    std::printf("# mesh %s: %d elements, %d faces, %d colors (%s), ordering %s\n", mesh.source.c_str(),
+                int(mesh.num_elements()), int(mesh.num_faces()), coloring.num_colors,
+                std::string(status_name(coloring.status)).c_str(), std::string(ordering.name).c_str());
+  return mesh;
+}
+
+/// One run of a case, in its steps: the set-up (configuration, output folder, mesh, solver and initial state),
+/// the start (the first output, or the state of a checkpoint), the time loop with its outputs and checkpoints,
+/// and the summary.
+class CaseRun {
+ public:
+  explicit CaseRun(const RunOptions& o)
+      : o_(o), c_(cases::CaseFile::load(o.case_file, overrides(o))),
+        stem_(std::filesystem::path(o.case_file).stem().string()), folder_(output_folder(o, c_, stem_)),
+        end_(c_.real("time.end")), series_(folder_, stem_, c_.text_list("output.fields"), o.quiet) {
+    const auto initial = cases::initial_state(c_);
+    std::filesystem::create_directories(folder_);
+    output::write_file_atomically(folder_ + "/" + stem_ + ".resolved.yaml", c_.resolved_yaml(), "the resolved configuration");
+    if (!o_.quiet) std::fputs(c_.resolved_yaml().c_str(), stdout);
+    mesh_ = prepare_mesh(c_, o_.quiet);
+    build_solver(initial);
+    read_diagnostics();
   }
 
-  const cases::BoundaryTable table = cases::boundary_table(c, mesh);
-  const sim::BoundaryGroups groups{table.kinds, table.states, table.functions};
-  sim::SolverOptions options = solver_options(c);
-  if (c.text("solver.backend") == "auto") options.backend = cuda_device_count() > 0 ? Backend::cuda : Backend::cpu;
-  std::unique_ptr<sim::Simulation> simulation = sim::make_simulation(mesh, options, groups);
-  simulation->project(initial);
-  const sim::MemoryUse memory = simulation->memory_use();
-  if (!o.quiet)
-    std::printf("# solver: order %d, %s, flux %s, strategy %s, backend %s; %lld DOF; %.1f MiB\n", options.order,
-                sim::precision_name(options.precision), c.text("solver.flux").c_str(), c.text("solver.strategy").c_str(),
-                options.backend == Backend::cuda ? "cuda" : "cpu", static_cast<long long>(simulation->dofs()),
-                double(memory.total()) / (1 << 20));
-
-  const dg::Integrator integrator = dg::integrator_from_name(c.text("time.integrator"));
-  const double cfl = c.real("time.cfl"), fixed_dt = c.real("time.dt"), end = c.real("time.end");
-  const int stages = sim::stages_per_step(integrator);
-  OutputSeries series(folder, stem, c.text_list("output.fields"), o.quiet);
-  // Diagnostics at every output: the entropy error against output.entropy_reference, when given.
-  std::vector<double> reference;
-  if (c.has("output.entropy_reference")) {
-    reference = c.real_list("output.entropy_reference");
-    if (!(reference[0] > 0 && reference[3] > 0))
-      throw std::invalid_argument(c.source() + ": output.entropy_reference: density and pressure must be positive");
-  }
-  // And the density error against output.exact, a named function's exact solution at the output's time.
-  const bool compare_exact = c.has("output.exact");
-  const bc::StateFunction exact = compare_exact ? bc::state_function_from_name(c.text("output.exact")) : bc::StateFunction{};
-  auto write_output = [&] {
-    const double t = simulation->time(), gamma = options.gamma;
-    output::ExactState exact_state;  // the named function at this output's time, written beside the solution
-    if (compare_exact) exact_state = [&](double x, double y, double* u) { bc::function_state(exact, x, y, t, gamma, u); };
-    series.write(mesh, *simulation, exact_state);
-    if (o.quiet) return;
-    if (!reference.empty())
-      std::printf("# t = %.6g: entropy error %.6e\n", t,
-                  output::entropy_error(mesh, options.order, gamma, simulation->solution(), reference[0], reference[3]));
-    if (compare_exact) {
-      const output::DensityError error = output::density_error(mesh, options.order, simulation->solution(), exact_state);
-      std::printf("# t = %.6g: density error against %s: L1 %.6e, L2 %.6e\n", t, c.text("output.exact").c_str(),
-                  error.l1, error.l2);
+  /// The first output, or with --resume the state, step count and outputs of the checkpoint.
+  void start() {
+    if (o_.resume.empty()) {
+      write_output();
+      return;
     }
-  };
-  const std::string checkpoint_path = folder + "/" + stem + ".kcheck";
-  long steps = 0;
-  const std::string failed_checkpoint_path = folder + "/" + stem + ".failed.kcheck";
-  auto checkpoint = [&](const std::string& path) {
-    output::Checkpoint k;
-    k.order = options.order;
-    k.precision = sim::precision_name(options.precision);
-    k.mesh_fingerprint = output::mesh_fingerprint(mesh);
-    k.num_elements = mesh.num_elements();
-    k.time = simulation->time();
-    k.steps = steps;
-    k.outputs = series.outputs();
-    k.solution = simulation->solution();
-    output::write_checkpoint(path, k);
-  };
-  if (!o.resume.empty()) {
-    const output::Checkpoint k = output::read_checkpoint(o.resume);
+    const output::Checkpoint k = output::read_checkpoint(o_.resume);
     auto refuse = [&](const std::string& what) {
-      throw std::invalid_argument(o.resume + ": cannot resume this case from the checkpoint: " + what);
+      throw std::invalid_argument(o_.resume + ": cannot resume this case from the checkpoint: " + what);
     };
-    if (k.order != options.order)
-      refuse("it holds order " + std::to_string(k.order) + ", the case has solver.order " + std::to_string(options.order));
-    if (k.precision != sim::precision_name(options.precision))
-      refuse("it holds precision " + k.precision + ", the case has solver.precision " + sim::precision_name(options.precision));
-    if (k.num_elements != mesh.num_elements() || k.mesh_fingerprint != output::mesh_fingerprint(mesh))
+    if (k.order != options_.order)
+      refuse("it holds order " + std::to_string(k.order) + ", the case has solver.order " + std::to_string(options_.order));
+    if (k.precision != sim::precision_name(options_.precision))
+      refuse("it holds precision " + k.precision + ", the case has solver.precision " + sim::precision_name(options_.precision));
+    if (k.num_elements != mesh_.num_elements() || k.mesh_fingerprint != output::mesh_fingerprint(mesh_))
       refuse("it was written on another mesh or numbering (" + std::to_string(k.num_elements) + " elements; the case's mesh has " +
-             std::to_string(mesh.num_elements()) + "; same mesh file, mesh.size, mesh.coloring, mesh.seed and mesh.ordering needed)");
-    if (k.time > end) refuse("its time " + std::to_string(k.time) + " is past time.end " + std::to_string(end));
-    simulation->restore(k.solution, k.time);
-    steps = static_cast<long>(k.steps);
-    series.restore(k.outputs);
-    if (!o.quiet) std::printf("# resumed from %s at t = %.6g, step %ld\n", o.resume.c_str(), k.time, steps);
-  } else {
-    write_output();
+             std::to_string(mesh_.num_elements()) + "; same mesh file, mesh.size, mesh.coloring, mesh.seed and mesh.ordering needed)");
+    if (k.time > end_) refuse("its time " + std::to_string(k.time) + " is past time.end " + std::to_string(end_));
+    simulation_->restore(k.solution, k.time);
+    steps_ = static_cast<long>(k.steps);
+    series_.restore(k.outputs);
+    if (!o_.quiet) std::printf("# resumed from %s at t = %.6g, step %ld\n", o_.resume.c_str(), k.time, steps_);
   }
-  const long steps_at_start = steps;
-  const double checkpoint_interval = c.real("checkpoint.interval");
-  // Checkpoints do not cut steps (so that a run gives the same steps with or without them): one is written after
-  // the first step that reaches each multiple of the interval.
-  auto next_checkpoint_after = [&](double t) {
-    return checkpoint_interval > 0 ? (std::floor(t / checkpoint_interval) + 1) * checkpoint_interval : HUGE_VAL;
-  };
-  double next_checkpoint = next_checkpoint_after(simulation->time());
-  Progress progress(o.quiet, simulation->time(), end, simulation->dofs(), stages);
-  int chunk = 1;  // steps between progress updates, grown so that each chunk takes about 0.1 s
-  const StopSignals signals;
-  const Clock::time_point solve_start = Clock::now();
-  for (const double wanted : output_times(c)) {
-    // Times as the solver's clock holds them: a float solver lands on float(t), which may lie below t.
-    const double next = simulation->solver_time(wanted);
-    if (next <= simulation->time()) continue;  // written before the checkpoint we resumed from
-    for (bool reached = false; !reached;) {
-      const Clock::time_point t0 = Clock::now();
-      int allowed = chunk;
-      if (o.stop_after > 0)
-        allowed = static_cast<int>(std::min<long>(chunk, std::max<long>(o.stop_after - (steps - steps_at_start), 0)));
-      int taken = 0;
-      try {
-        taken = simulation->advance(wanted, integrator, cfl, fixed_dt, allowed);
-      } catch (const std::runtime_error& e) {
-        if (std::string(e.what()).find("non-physical state") == std::string::npos) throw;
-        // The state where the failure was found, for inspection: its own checkpoint (the last periodic one,
-        // of a good state, stays) and an output. If writing them fails too, the original error still comes.
-        progress.finish();
-        std::string kept;
+
+  /// Advances through every output time to the end, writing outputs and checkpoints as they fall due. Stops
+  /// (ExitRequest) after a checkpoint when a signal or --stop-after asks; a non-physical state keeps its state
+  /// and ends the run.
+  void advance() {
+    steps_at_start_ = steps_;
+    next_checkpoint_ = next_checkpoint_after(simulation_->time());
+    Progress progress(o_.quiet, simulation_->time(), end_, simulation_->dofs(), stages_);
+    int chunk = 1;  // steps between progress updates, grown so that each chunk takes about 0.1 s
+    const StopSignals signals;
+    const Clock::time_point solve_start = Clock::now();
+    for (const double wanted : output_times(c_)) {
+      // Times as the solver's clock holds them: a float solver lands on float(t), which may lie below t.
+      const double next = simulation_->solver_time(wanted);
+      if (next <= simulation_->time()) continue;  // written before the checkpoint we resumed from
+      for (bool reached = false; !reached;) {
+        const Clock::time_point t0 = Clock::now();
+        int allowed = chunk;
+        if (o_.stop_after > 0)
+          allowed = static_cast<int>(std::min<long>(chunk, std::max<long>(o_.stop_after - (steps_ - steps_at_start_), 0)));
+        int taken = 0;
         try {
-          const std::string last = series.write(mesh, *simulation);
-          checkpoint(failed_checkpoint_path);
-          kept = "; the state where it was found (t = " + std::to_string(simulation->time()) + ") is in " +
-                 (last.empty() ? std::string() : last + " and ") + failed_checkpoint_path;
-        } catch (const std::exception& write_error) {
-          kept = std::string("; writing that state failed too: ") + write_error.what();
+          taken = simulation_->advance(wanted, integrator_, cfl_, fixed_dt_, allowed);
+        } catch (const dg::NonPhysicalState& e) {
+          progress.finish();
+          keep_failed_state(e);
         }
-        throw std::runtime_error(std::string(e.what()) + kept);
-      }
-      steps += taken;
-      reached = simulation->time() >= next || taken < allowed;  // advance stops early only at `wanted`
-      // Steps per call: doubled while a full call is quick, halved when one is slow, so that progress, signals
-      // and checkpoints are looked at every 0.1 to 0.2 s.
-      const double took = seconds_since(t0);
-      if (taken == allowed && took < 0.1 && chunk < (1 << 20)) chunk *= 2;
-      if (took > 0.2 && chunk > 1) chunk /= 2;
-      progress.update(steps, steps - steps_at_start, simulation->time(), simulation->last_dt());
-      // The output of this time first, so that a checkpoint taken now lists it (resuming skips it then).
-      if (reached) write_output();
-      if (simulation->time() >= next_checkpoint) {
-        checkpoint(checkpoint_path);
-        next_checkpoint = next_checkpoint_after(simulation->time());
-      }
-      const bool asked = stop_signal != 0 || (o.stop_after > 0 && steps - steps_at_start >= o.stop_after);
-      if (asked && simulation->time() < simulation->solver_time(end)) {
-        progress.finish();
-        checkpoint(checkpoint_path);
-        const int code = stop_signal != 0 ? 128 + stop_signal : 130;
-        std::fprintf(stderr,
-                     "kempe: stopped at t = %.6g after %ld steps (%s); to continue, run the same command with "
-                     "--resume %s\n",
-                     simulation->time(), steps, stop_signal == SIGTERM ? "SIGTERM" : stop_signal ? "SIGINT" : "--stop-after",
-                     checkpoint_path.c_str());
-        throw ExitRequest(code);
+        steps_ += taken;
+        reached = simulation_->time() >= next || taken < allowed;  // advance stops early only at `wanted`
+        // Steps per call: doubled while a full call is quick, halved when one is slow, so that progress, signals
+        // and checkpoints are looked at every 0.1 to 0.2 s.
+        const double took = seconds_since(t0);
+        if (taken == allowed && took < 0.1 && chunk < (1 << 20)) chunk *= 2;
+        if (took > 0.2 && chunk > 1) chunk /= 2;
+        progress.update(steps_, steps_ - steps_at_start_, simulation_->time(), simulation_->last_dt());
+        // The output of this time first, so that a checkpoint taken now lists it (resuming skips it then).
+        if (reached) write_output();
+        if (simulation_->time() >= next_checkpoint_) {
+          checkpoint(checkpoint_path());
+          next_checkpoint_ = next_checkpoint_after(simulation_->time());
+        }
+        const bool asked = stop_signal != 0 || (o_.stop_after > 0 && steps_ - steps_at_start_ >= o_.stop_after);
+        if (asked && simulation_->time() < simulation_->solver_time(end_)) {
+          progress.finish();
+          stop();
+        }
       }
     }
+    solve_seconds_ = seconds_since(solve_start);
+    progress.update(steps_, steps_ - steps_at_start_, simulation_->time(), simulation_->last_dt(), true);
+    progress.finish();
   }
-  const double solve_seconds = seconds_since(solve_start);
-  progress.update(steps, steps - steps_at_start, simulation->time(), simulation->last_dt(), true);
-  progress.finish();
-  if (!o.quiet) {
-    const double updates = double(simulation->dofs()) * stages * double(steps - steps_at_start);
+
+  /// The closing lines: steps, times, throughput, the time per kernel and where the outputs are.
+  void summarize() const {
+    if (o_.quiet) return;
+    const double updates = double(simulation_->dofs()) * stages_ * double(steps_ - steps_at_start_);
     std::printf("# done: t = %.6g after %ld steps; solve %s, total %s; %.3g DOF updates per second (per stage)\n",
-                simulation->time(), steps, format_duration(solve_seconds).c_str(),
-                format_duration(seconds_since(started)).c_str(), solve_seconds > 0 ? updates / solve_seconds : 0.0);
+                simulation_->time(), steps_, format_duration(solve_seconds_).c_str(),
+                format_duration(seconds_since(started_)).c_str(), solve_seconds_ > 0 ? updates / solve_seconds_ : 0.0);
     // Time per kernel, measured on the final state (a run's own launches are not timed one by one: on the GPU
     // they replay as one graph per step).
     std::string line = "# time per call (mean of 5 after the run):";
-    for (const sim::KernelTime& k : simulation->profile(5)) {
+    for (const sim::KernelTime& k : simulation_->profile(5)) {
       char text[96];
       std::snprintf(text, sizeof text, " %s %.3g ms;", k.name.c_str(), 1e3 * k.seconds);
       line += text;
     }
     line.back() = '\n';
     std::fputs(line.c_str(), stdout);
-    std::printf("# wrote %s/%s.resolved.yaml", folder.c_str(), stem.c_str());
-    if (!series.collection().empty())
-      std::printf(" and %d outputs: open %s in ParaView", series.count(), series.collection().c_str());
+    std::printf("# wrote %s/%s.resolved.yaml", folder_.c_str(), stem_.c_str());
+    if (!series_.collection().empty())
+      std::printf(" and %d outputs: open %s in ParaView", series_.count(), series_.collection().c_str());
     std::printf("\n");
   }
+
+ private:
+  static std::vector<std::string> overrides(const RunOptions& o) {
+    std::vector<std::string> all = o.overrides;
+    if (!o.backend.empty()) all.push_back("solver.backend=" + o.backend);
+    return all;
+  }
+
+  /// The solver the case names, on its backend, with the initial state projected.
+  void build_solver(const std::function<void(double, double, double*)>& initial) {
+    const cases::BoundaryTable table = cases::boundary_table(c_, mesh_);
+    const sim::BoundaryGroups groups{table.kinds, table.states, table.functions};
+    options_ = solver_options(c_);
+    if (c_.text("solver.backend") == "auto") options_.backend = cuda_device_count() > 0 ? Backend::cuda : Backend::cpu;
+    simulation_ = sim::make_simulation(mesh_, options_, groups);
+    simulation_->project(initial);
+    const sim::MemoryUse memory = simulation_->memory_use();
+    if (!o_.quiet)
+      std::printf("# solver: order %d, %s, flux %s, strategy %s, backend %s; %lld DOF; %.1f MiB\n", options_.order,
+                  sim::precision_name(options_.precision), c_.text("solver.flux").c_str(), c_.text("solver.strategy").c_str(),
+                  options_.backend == Backend::cuda ? "cuda" : "cpu", static_cast<long long>(simulation_->dofs()),
+                  double(memory.total()) / (1 << 20));
+    integrator_ = dg::integrator_from_name(c_.text("time.integrator"));
+    cfl_ = c_.real("time.cfl");
+    fixed_dt_ = c_.real("time.dt");
+    stages_ = sim::stages_per_step(integrator_);
+    checkpoint_interval_ = c_.real("checkpoint.interval");
+  }
+
+  /// The diagnostics printed at every output: the entropy error against output.entropy_reference, and the
+  /// density error against output.exact (a named function's exact solution at the output's time).
+  void read_diagnostics() {
+    if (c_.has("output.entropy_reference")) {
+      reference_ = c_.real_list("output.entropy_reference");
+      if (!(reference_[0] > 0 && reference_[3] > 0))
+        throw std::invalid_argument(c_.source() + ": output.entropy_reference: density and pressure must be positive");
+    }
+    compare_exact_ = c_.has("output.exact");
+    if (compare_exact_) exact_ = bc::state_function_from_name(c_.text("output.exact"));
+  }
+
+  /// Writes the present state as the next output, with its diagnostics.
+  void write_output() {
+    const double t = simulation_->time(), gamma = options_.gamma;
+    output::ExactState exact_state;  // the named function at this output's time, written beside the solution
+    if (compare_exact_) exact_state = [&](double x, double y, double* u) { bc::function_state(exact_, x, y, t, gamma, u); };
+    series_.write(mesh_, *simulation_, exact_state);
+    if (o_.quiet) return;
+    if (!reference_.empty())
+      std::printf("# t = %.6g: entropy error %.6e\n", t,
+                  output::entropy_error(mesh_, options_.order, gamma, simulation_->solution(), reference_[0], reference_[3]));
+    if (compare_exact_) {
+      const output::DensityError error = output::density_error(mesh_, options_.order, simulation_->solution(), exact_state);
+      std::printf("# t = %.6g: density error against %s: L1 %.6e, L2 %.6e\n", t, c_.text("output.exact").c_str(),
+                  error.l1, error.l2);
+    }
+  }
+
+  std::string checkpoint_path() const { return folder_ + "/" + stem_ + ".kcheck"; }
+
+  void checkpoint(const std::string& path) const {
+    output::Checkpoint k;
+    k.order = options_.order;
+    k.precision = sim::precision_name(options_.precision);
+    k.mesh_fingerprint = output::mesh_fingerprint(mesh_);
+    k.num_elements = mesh_.num_elements();
+    k.time = simulation_->time();
+    k.steps = steps_;
+    k.outputs = series_.outputs();
+    k.solution = simulation_->solution();
+    output::write_checkpoint(path, k);
+  }
+
+  /// Checkpoints do not cut steps (so that a run gives the same steps with or without them): one is written
+  /// after the first step that reaches each multiple of the interval.
+  double next_checkpoint_after(double t) const {
+    return checkpoint_interval_ > 0 ? (std::floor(t / checkpoint_interval_) + 1) * checkpoint_interval_ : HUGE_VAL;
+  }
+
+  /// The state where the failure was found, for inspection: its own checkpoint (the last periodic one, of a
+  /// good state, stays) and an output; then the error, with where they are. If writing them fails too, the
+  /// original error still comes.
+  [[noreturn]] void keep_failed_state(const dg::NonPhysicalState& e) {
+    const std::string failed_checkpoint_path = folder_ + "/" + stem_ + ".failed.kcheck";
+    std::string kept;
+    try {
+      const std::string last = series_.write(mesh_, *simulation_);
+      checkpoint(failed_checkpoint_path);
+      kept = "; the state where it was found (t = " + std::to_string(simulation_->time()) + ") is in " +
+             (last.empty() ? std::string() : last + " and ") + failed_checkpoint_path;
+    } catch (const std::exception& write_error) {
+      kept = std::string("; writing that state failed too: ") + write_error.what();
+    }
+    throw dg::NonPhysicalState(std::string(e.what()) + kept);
+  }
+
+  /// A checkpoint, then the exit a signal or --stop-after asked for.
+  [[noreturn]] void stop() const {
+    checkpoint(checkpoint_path());
+    const int code = stop_signal != 0 ? 128 + stop_signal : 130;
+    std::fprintf(stderr,
+                 "kempe: stopped at t = %.6g after %ld steps (%s); to continue, run the same command with "
+                 "--resume %s\n",
+                 simulation_->time(), steps_, stop_signal == SIGTERM ? "SIGTERM" : stop_signal ? "SIGINT" : "--stop-after",
+                 checkpoint_path().c_str());
+    throw ExitRequest(code);
+  }
+
+  const Clock::time_point started_ = Clock::now();
+  const RunOptions& o_;
+  const cases::CaseFile c_;
+  const std::string stem_, folder_;
+  const double end_;
+  OutputSeries series_;
+  Mesh mesh_;
+  sim::SolverOptions options_;
+  std::unique_ptr<sim::Simulation> simulation_;
+  dg::Integrator integrator_{};
+  double cfl_ = 0, fixed_dt_ = 0, checkpoint_interval_ = 0;
+  int stages_ = 0;
+  std::vector<double> reference_;  // output.entropy_reference, or empty
+  bool compare_exact_ = false;
+  bc::StateFunction exact_{};
+  long steps_ = 0, steps_at_start_ = 0;
+  double next_checkpoint_ = HUGE_VAL;
+  double solve_seconds_ = 0;
+};
+
+void run_case(const RunOptions& o) {
+  CaseRun run(o);
+  run.start();
+  run.advance();
+  run.summarize();
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// The run-time solver choice (solver/simulation.hpp) on the GPU: for each order, precision and flux the
+// The run-time solver choice (solver/numerics/simulation.hpp) on the GPU: for each order, precision and flux the
 // kempe run path can pick, the GPU gives the CPU's result of the same source. Skips itself without a GPU.
 //
 // Two flows per choice. Shu's vortex (smooth, no slope limiter: every pass runs, no decision depends on
@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "../unit/dg_cases.hpp"
-#include "solver/simulation.hpp"
 #include "skip.hpp"
+#include "solver/numerics/simulation.hpp"
 
 namespace kempe {
 namespace {
@@ -63,14 +63,14 @@ std::vector<double> run(const Flow& flow, sim::SolverOptions options, Backend ba
 
 TEST(GpuSimulation, EveryOrderPrecisionAndFluxMatchesTheCpu) {
   SKIP_WITHOUT_GPU();
-  Mesh far = test::grid_mesh(8, 10.0, -0.5, 5);
+  Mesh far = grid_mesh(8, 10.0, -0.5, 5);
   far.boundary_names = {"far"};
   for (index_t f = 0; f < far.num_faces(); ++f)
     if (far.face_right[f] == no_element) far.face_boundary[f] = 0;
   far = test::prepared(std::move(far));
   const Flow vortex{&far, {{bc::Kind::function}, std::vector<double>(euler::num_vars, 0.0), {bc::StateFunction::isentropic_vortex}},
                     bc::StateFunction::isentropic_vortex, 0.5};
-  const Mesh channel = test::prepared(test::double_mach_mesh(12));
+  const Mesh channel = test::prepared(double_mach_mesh(12));
   const Flow double_mach{&channel,
                          {{bc::Kind::function, bc::Kind::wall, bc::Kind::outflow},
                           std::vector<double>(3 * euler::num_vars, 0.0),

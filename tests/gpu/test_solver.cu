@@ -1,4 +1,4 @@
-// The whole solver on the GPU against the CPU, from the same source (issue 5): runs of each case with every
+// The whole solver on the GPU against the CPU, from the same source: runs of each case with every
 // order, race strategy and limiter give the CPU's result to 1e-12 relative in double (1e-5 in float), norm-wise
 // (||gpu - cpu||_2 / ||cpu||_2); the
 // colored strategy is bitwise reproducible on the GPU and the same with and without the recorded step graph;
@@ -100,7 +100,7 @@ TEST(GpuSolver, SinglePrecisionMatchesCpu) {
 
 TEST(GpuSolver, ShockTubesWithLimitersMatchCpu) {
   SKIP_WITHOUT_GPU();
-  Mesh mesh = test::grid_mesh(24, 1.0, 0.0, 1);
+  Mesh mesh = grid_mesh(24, 1.0, 0.0, 1);
   mesh.boundary_names = {"bottom", "top", "left", "right"};
   for (index_t f = 0; f < mesh.num_faces(); ++f)
     if (mesh.face_right[f] == no_element)
@@ -125,7 +125,7 @@ TEST(GpuSolver, ShockTubesWithLimitersMatchCpu) {
 
 TEST(GpuSolver, DoubleMachReflectionMatchesCpu) {
   SKIP_WITHOUT_GPU();
-  const Mesh mesh = test::prepared(test::double_mach_mesh(12));
+  const Mesh mesh = test::prepared(double_mach_mesh(12));
   const test::DoubleMachBoundary groups;
   auto setup = [](auto& solver) {
     solver.set_limiter(dg::Limiter::vertex);
@@ -138,7 +138,7 @@ TEST(GpuSolver, DoubleMachReflectionMatchesCpu) {
 
 TEST(GpuSolver, ColoredIsBitwiseReproducibleWithAndWithoutTheGraph) {
   SKIP_WITHOUT_GPU();
-  const Mesh mesh = test::prepared(test::double_mach_mesh(12));
+  const Mesh mesh = test::prepared(double_mach_mesh(12));
   const test::DoubleMachBoundary groups;
   auto run = [&](bool graphs) {
     dg::EulerDG<2, double, euler::Flux::hllc, bc::GroupBoundary<double>> solver(mesh, gamma_air, groups.table(groups.unused),

@@ -14,41 +14,14 @@
 #include "kernels/boundary_K.hpp"
 #include "kernels/euler.hpp"
 #include "mesh/periodic.hpp"
-#include "solver/euler_dg.hpp"
-#include "structured_meshes.hpp"
+#include "solver/numerics/euler_dg.hpp"
+#include "mesh/generators.hpp"
 
 namespace kempe::test {
 
 inline constexpr double gamma_air = 1.4;
 /// pi (the GPU tests include this header, and nvcc compiles C++17: no std::numbers).
 inline constexpr double pi = 3.141592653589793;
-
-/// An n x n triangle grid on [0, size]^2. `distortion` > 0 moves interior nodes at random by up to that many
-/// cells; < 0 bends the grid by a smooth map of that amplitude (in cells of an 8 x 8 grid), the same domain map
-/// at every n, so that the meshes of a convergence study are one family. Sides stay straight.
-inline Mesh grid_mesh(int n, double size, double distortion, std::uint64_t seed) {
-  RawMesh raw = test::square_grid(n, true);
-  std::mt19937 rng(static_cast<unsigned>(seed));
-  std::uniform_real_distribution<double> shift(-distortion, distortion);
-  for (index_t v = 0; v < raw.num_nodes(); ++v) {
-    const bool interior = raw.x[v] > 0 && raw.x[v] < n && raw.y[v] > 0 && raw.y[v] < n;
-    double x = std::round(raw.x[v]) / n, y = raw.y[v] / n;  // the unsheared grid, on [0, 1]^2
-    if (distortion > 0) {
-      if (interior) {  // sides stay straight and their nodes equally spaced, so opposite sides match
-        x = raw.x[v] / n + shift(rng) / n;
-        y += shift(rng) / n;
-      }
-    } else {
-      const double a = -distortion / 8;
-      const double bend = a * std::sin(pi * x) * std::sin(pi * y);
-      x += bend;
-      y += bend * std::cos(pi * x);
-    }
-    raw.x[v] = x * size;
-    raw.y[v] = y * size;
-  }
-  return build_mesh(raw);
-}
 
 /// Colored with kempe and renumbered with color_renumber, as the solver runs it.
 inline Mesh prepared(Mesh mesh) {
@@ -61,59 +34,8 @@ inline Mesh solver_mesh(int n, double size, double distortion, std::uint64_t see
   return prepared(grid_mesh(n, size, distortion, seed));
 }
 
-/// The same grid with its sides named bottom, top, left and right, then joined periodically in x and y.
-inline Mesh periodic_mesh(int n, double size, double distortion) {
-  Mesh mesh = grid_mesh(n, size, distortion, 5);
-  mesh.boundary_names = {"bottom", "top", "left", "right"};
-  for (index_t f = 0; f < mesh.num_faces(); ++f)
-    if (mesh.face_right[f] == no_element)
-      mesh.face_boundary[f] = mesh.normal_y[f] < -0.5 ? 0 : mesh.normal_y[f] > 0.5 ? 1 : mesh.normal_x[f] < 0 ? 2 : 3;
-  make_periodic(mesh, "left", "right", {size, 0, 0});
-  make_periodic(mesh, "bottom", "top", {0, size, 0});
-  return prepared(std::move(mesh));
-}
-
-/// cases.md's double Mach reflection domain [0, 4] x [0, 1] as a 4 ny x ny grid of squares split into 8 ny^2
-/// triangles (ny = 280: 627,200, the coloring paper's Table 10 size), not yet colored. Groups: 0 "shock"
-/// (left, top, and the bottom for x < 1/6: the moving shock's states), 1 "wall" (the bottom beyond x = 1/6),
-/// 2 "outflow" (right). ny must be a multiple of 6 for a grid line to meet the bottom at the shock foot.
-/// With shuffle_seed != 0 the triangles (and so the faces) come in a random order, as an unstructured mesh
-/// generator's numbering would: first-fit greedy then needs 4-5 colors, as in the paper, instead of the 3 the
-/// grid's own order gives it.
-inline Mesh double_mach_mesh(int ny, unsigned shuffle_seed = 0) {
-  RawMesh raw = test::rectangle_grid(4 * ny, ny, true);
-  for (std::size_t v = 0; v < raw.x.size(); ++v) {
-    raw.x[v] = std::round(raw.x[v]) / ny;
-    raw.y[v] /= ny;
-  }
-  if (shuffle_seed != 0) {
-    std::vector<index_t> order(raw.num_elements());
-    for (index_t e = 0; e < raw.num_elements(); ++e) order[e] = e;
-    std::mt19937 rng(shuffle_seed);
-    std::shuffle(order.begin(), order.end(), rng);
-    RawMesh shuffled = raw;
-    shuffled.element_type.clear();
-    shuffled.element_vertex_begin.assign(1, 0);
-    shuffled.element_vertices.clear();
-    shuffled.element_tag.clear();
-    for (const index_t e : order)
-      shuffled.add_element(raw.element_type[e], &raw.element_vertices[raw.element_vertex_begin[e]], raw.element_tag[e]);
-    raw = std::move(shuffled);
-  }
-  raw.source = "double Mach grid";
-  Mesh mesh = build_mesh(raw);
-  mesh.boundary_names = {"shock", "wall", "outflow"};
-  for (index_t f = 0; f < mesh.num_faces(); ++f) {
-    if (mesh.face_right[f] != no_element) continue;
-    const index_t l = mesh.face_left[f];
-    const index_t* v = &mesh.element_vertices[mesh.element_vertex_begin[l]];
-    const int j = mesh.face_left_local[f];
-    const double mid_x = (mesh.x[v[j]] + mesh.x[v[(j + 1) % 3]]) / 2;
-    const bool bottom = mesh.normal_y[f] < -0.5, right = mesh.normal_x[f] > 0.5;
-    mesh.face_boundary[f] = right ? 2 : bottom && mid_x > 1.0 / 6 ? 1 : 0;
-  }
-  return mesh;
-}
+/// periodic_grid_mesh, colored and renumbered.
+inline Mesh periodic_mesh(int n, double size, double distortion) { return prepared(periodic_grid_mesh(n, size, distortion)); }
 
 /// The boundary table of double_mach_mesh: the moving shock's states, a slip wall, outflow.
 struct DoubleMachBoundary {

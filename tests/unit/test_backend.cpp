@@ -10,7 +10,7 @@
 #include "dg_cases.hpp"
 #include "kernels/buffer.hpp"
 #include "kernels/dg_K.hpp"
-#include "solver/time_integrators.hpp"
+#include "solver/numerics/time_integrators.hpp"
 
 namespace kempe {
 namespace {

@@ -9,7 +9,7 @@
 #include "mesh/mesh.hpp"
 #include "mesh/report.hpp"
 #include "mesh_fixtures.hpp"
-#include "structured_meshes.hpp"
+#include "mesh/generators.hpp"
 
 namespace kempe {
 namespace {
@@ -365,7 +365,7 @@ TEST(BoundaryCurve, FollowsACircleAtThirdOrderAndKeepsCornersAndStraightSides) {
   const std::vector<double> angles = boundary_tangent_angles(half);
   EXPECT_LT(arc_angle_error(half, angles, pi / 32), 0.05 * std::pow(pi / 32, 2));
   // A straight boundary bends nowhere: nothing to store.
-  EXPECT_TRUE(boundary_tangent_angles(build_mesh(test::square_grid(4, true))).empty());
+  EXPECT_TRUE(boundary_tangent_angles(build_mesh(square_grid(4, true))).empty());
 }
 
 }  // namespace

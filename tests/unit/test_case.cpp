@@ -9,9 +9,9 @@
 #include <string>
 
 #include "dg_cases.hpp"
-#include "solver/case_file.hpp"
-#include "solver/case_schema.hpp"
-#include "solver/case_setup.hpp"
+#include "solver/case/case_file.hpp"
+#include "solver/case/case_schema.hpp"
+#include "solver/case/case_setup.hpp"
 
 namespace kempe::cases {
 namespace {
@@ -161,7 +161,7 @@ TEST(CaseFile, BrokenYamlAndMissingFilesAreClearErrors) {
 const std::vector<std::string> inflow = {"boundaries.outflow.condition=inflow", "boundaries.outflow.state=[1.4, 0.5, 0, 1]"};
 
 TEST(CaseSetup, TheCaseAndTheMeshNameTheSameBoundaryGroups) {
-  const Mesh mesh = test::double_mach_mesh(6);  // groups shock, wall, outflow
+  const Mesh mesh = double_mach_mesh(6);  // groups shock, wall, outflow
   const CaseFile c = CaseFile::parse(valid, "cases/dmr.yaml", inflow);
   EXPECT_EQ(mesh_path(c), "cases/double_mach.geo");
   EXPECT_NO_THROW(check_boundaries(c, mesh));

@@ -9,8 +9,8 @@
 #include <iterator>
 #include <limits>
 
-#include "solver/checkpoint.hpp"
-#include "structured_meshes.hpp"
+#include "solver/output/checkpoint.hpp"
+#include "mesh/generators.hpp"
 
 namespace kempe {
 namespace {
@@ -87,11 +87,11 @@ TEST(Checkpoint, RoundTripKeepsEveryBit) {
 }
 
 TEST(Checkpoint, FingerprintTellsMeshesApart) {
-  const Mesh a = build_mesh(test::square_grid(4, true));
-  const Mesh b = build_mesh(test::square_grid(5, true));
-  EXPECT_EQ(output::mesh_fingerprint(a), output::mesh_fingerprint(build_mesh(test::square_grid(4, true))));
+  const Mesh a = build_mesh(square_grid(4, true));
+  const Mesh b = build_mesh(square_grid(5, true));
+  EXPECT_EQ(output::mesh_fingerprint(a), output::mesh_fingerprint(build_mesh(square_grid(4, true))));
   EXPECT_NE(output::mesh_fingerprint(a), output::mesh_fingerprint(b));
-  Mesh moved = build_mesh(test::square_grid(4, true));
+  Mesh moved = build_mesh(square_grid(4, true));
   moved.x[3] += 1e-3;  // same connectivity, another geometry
   EXPECT_NE(output::mesh_fingerprint(a), output::mesh_fingerprint(moved));
 }

@@ -10,7 +10,7 @@
 
 #include "coloring/coloring.hpp"
 #include "mesh_fixtures.hpp"
-#include "structured_meshes.hpp"
+#include "mesh/generators.hpp"
 
 namespace kempe {
 namespace {
@@ -25,13 +25,13 @@ struct Case {
 
 std::vector<Case> cases() {
   std::vector<Case> c;
-  c.push_back({"triangles", build_mesh(test::square_grid(40, true)), 3});
-  c.push_back({"quadrilaterals", build_mesh(test::square_grid(40, false)), 4});
-  c.push_back({"quadrilaterals split from triangles", build_mesh(test::split_into_quads(test::square_grid(40, true))), 4});
-  c.push_back({"closed sphere", build_mesh(test::icosphere(5)), 3});
-  c.push_back({"tetrahedra", build_mesh(test::cube_grid(6, test::CellSplit::tetrahedra)), 4});
-  c.push_back({"prisms", build_mesh(test::cube_grid(7, test::CellSplit::prisms)), 5});
-  c.push_back({"hexahedra", build_mesh(test::cube_grid(8, test::CellSplit::hexahedra)), 6});
+  c.push_back({"triangles", build_mesh(square_grid(40, true)), 3});
+  c.push_back({"quadrilaterals", build_mesh(square_grid(40, false)), 4});
+  c.push_back({"quadrilaterals split from triangles", build_mesh(split_into_quads(square_grid(40, true))), 4});
+  c.push_back({"closed sphere", build_mesh(icosphere(5)), 3});
+  c.push_back({"tetrahedra", build_mesh(cube_grid(6, CellSplit::tetrahedra)), 4});
+  c.push_back({"prisms", build_mesh(cube_grid(7, CellSplit::prisms)), 5});
+  c.push_back({"hexahedra", build_mesh(cube_grid(8, CellSplit::hexahedra)), 6});
   return c;
 }
 
@@ -76,7 +76,7 @@ TEST(Coloring, KempeReachesTheFewestColorsWithBalancedClasses) {
 TEST(Coloring, GreedyIsTheBaselineThatNeedsMoreColors) {
   // First fit in face order uses more than 3 colors on a triangle mesh numbered without structure, as the
   // papers report (on a structured numbering it happens to find 3).
-  const RawMesh grid = test::square_grid(40, true);
+  const RawMesh grid = square_grid(40, true);
   std::vector<index_t> order(grid.num_elements());
   std::iota(order.begin(), order.end(), 0);
   std::shuffle(order.begin(), order.end(), std::mt19937(5));
@@ -126,7 +126,7 @@ TEST(Coloring, PetersenDualFallsBackToFourColors) {
 TEST(Coloring, TaitColorsClosedSurfacesWithThree) {
   // Reduction by edge collapses down to a tetrahedron (sphere) or an irreducible torus triangulation, exact
   // coloring of that, and restoration with bicolor cycles: no kempe fallback on these.
-  for (const auto& [name, raw] : {std::pair{"icosphere", test::icosphere(3)}, std::pair{"torus", test::torus_grid(24, 16)}}) {
+  for (const auto& [name, raw] : {std::pair{"icosphere", icosphere(3)}, std::pair{"torus", torus_grid(24, 16)}}) {
     const Mesh m = build_mesh(raw);
     ASSERT_EQ(m.num_boundary_faces(), 0) << name;
     for (std::uint64_t seed = 1; seed <= 5; ++seed) {
@@ -144,7 +144,7 @@ TEST(Coloring, TaitRefusesMeshesWithBoundaryOrOtherElements) {
   RawMesh cube = test::make_raw(2, {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}});
   for (const auto& q : {std::array<index_t, 4>{0, 3, 2, 1}, {4, 5, 6, 7}, {0, 1, 5, 4}, {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}})
     cube.add_element(ElementType::quadrilateral, q.data(), static_cast<std::int64_t>(cube.element_type.size() + 1));
-  for (const Mesh& m : {build_mesh(test::square_grid(4, true)), build_mesh(cube)}) {
+  for (const Mesh& m : {build_mesh(square_grid(4, true)), build_mesh(cube)}) {
     try {
       color_faces(m, {"tait", 1});
       ADD_FAILURE() << "tait accepted a mesh that is not a closed triangle surface";
@@ -160,7 +160,7 @@ TEST(Coloring, TaitRefusesMeshesWithBoundaryOrOtherElements) {
 TEST(Coloring, ClosedSphereGetsExactlyThree) {
   // No boundary to absorb a parity defect: defects can only cancel each other. A closed sphere's dual is
   // planar, cubic and bridgeless, so 3 colors exist (Tait, the four color theorem); kempe must find them.
-  const Mesh m = build_mesh(test::icosphere(4));
+  const Mesh m = build_mesh(icosphere(4));
   ASSERT_EQ(m.num_boundary_faces(), 0);
   ASSERT_EQ(m.num_faces(), 3 * m.num_elements() / 2);
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
@@ -174,7 +174,7 @@ TEST(Coloring, ClosedSphereGetsExactlyThree) {
 
 TEST(Coloring, ClosedSurfacesAreColoredThroughTheirVertices) {
   // Tait's correspondence: a vertex 4-coloring gives each face the xor of its two vertices' colors.
-  for (const auto& [name, raw] : {std::pair{"icosphere", test::icosphere(4)}, std::pair{"torus", test::torus_grid(24, 16)}}) {
+  for (const auto& [name, raw] : {std::pair{"icosphere", icosphere(4)}, std::pair{"torus", torus_grid(24, 16)}}) {
     const Mesh m = build_mesh(raw);
     for (std::uint64_t seed = 1; seed <= 5; ++seed) {
       const FaceColoring c = color_faces(m, {"kempe", seed});
@@ -186,7 +186,7 @@ TEST(Coloring, ClosedSurfacesAreColoredThroughTheirVertices) {
   }
   // The seed matters (on the regular torus grid every seed finds the lattice's 3 vertex classes, so two seeds
   // may agree there; on the icosphere's irregular vertices they do not).
-  const Mesh sphere = build_mesh(test::icosphere(4));
+  const Mesh sphere = build_mesh(icosphere(4));
   EXPECT_NE(color_faces(sphere, {"kempe", 1}).color, color_faces(sphere, {"kempe", 2}).color);
 }
 
@@ -194,7 +194,7 @@ TEST(Coloring, TrianglesWithABoundaryAreColoredThroughTheirVerticesAndBalanced) 
   // Every triangle gets one face of each color, so the classes differ only by the boundary faces' colors;
   // on a small grid, whose boundary is a large share of its faces, the balancing pass evens them out.
   for (const int n : {3, 10, 40}) {
-    const Mesh m = build_mesh(test::square_grid(n, true));
+    const Mesh m = build_mesh(square_grid(n, true));
     for (std::uint64_t seed = 1; seed <= 4; ++seed) {
       const FaceColoring c = color_faces(m, {"kempe", seed});
       EXPECT_TRUE(c.by_vertices) << n << " seed " << seed;
@@ -205,7 +205,7 @@ TEST(Coloring, TrianglesWithABoundaryAreColoredThroughTheirVerticesAndBalanced) 
     }
   }
   // A grid with holes and islands (a vertex can join two pieces that share no face) goes the same way.
-  RawMesh full = test::square_grid(30, true), holes = test::make_raw(2, {});
+  RawMesh full = square_grid(30, true), holes = test::make_raw(2, {});
   holes.x = full.x, holes.y = full.y, holes.z = full.z, holes.node_tag = full.node_tag;
   std::mt19937 rng(7);
   for (index_t e = 0; e < full.num_elements(); ++e)
@@ -248,7 +248,7 @@ TEST(Coloring, ClosedSurfaceTheVerticesCannotColorFallsBackToTheFaceSearch) {
 }
 
 TEST(Coloring, SameSeedSameColoring) {
-  const Mesh m = build_mesh(test::square_grid(30, true));
+  const Mesh m = build_mesh(square_grid(30, true));
   const FaceColoring a = color_faces(m, {"kempe", 7});
   const FaceColoring b = color_faces(m, {"kempe", 7});
   EXPECT_EQ(a.color, b.color);
@@ -261,7 +261,7 @@ TEST(Coloring, FuzzedMeshesAlwaysGetValidColorings) {
   // Random subsets of a triangle grid and of a tetrahedral grid: holes, islands, narrow necks.
   std::mt19937 rng(12345);
   for (int trial = 0; trial < 20; ++trial) {
-    RawMesh full = trial % 2 ? test::cube_grid(4, test::CellSplit::tetrahedra) : test::square_grid(12, true);
+    RawMesh full = trial % 2 ? cube_grid(4, CellSplit::tetrahedra) : square_grid(12, true);
     RawMesh raw;
     raw.source = full.source;
     raw.dim = full.dim;
@@ -297,7 +297,7 @@ TEST(Coloring, CheckFindsConflictsAndBadColors) {
 }
 
 TEST(Coloring, UnknownAlgorithmNamesTheKnownOnes) {
-  const Mesh m = build_mesh(test::square_grid(2, true));
+  const Mesh m = build_mesh(square_grid(2, true));
   try {
     color_faces(m, {"kemp", 1});
     FAIL() << "expected an error";

@@ -14,18 +14,18 @@
 
 #include "coloring/coloring.hpp"
 #include "coloring/reorder.hpp"
+#include "dg_cases.hpp"
 #include "kernels/boundary_K.hpp"
 #include "kernels/riemann_K.hpp"
-#include "dg_cases.hpp"
 #include "mesh/periodic.hpp"
-#include "solver/euler_dg.hpp"
+#include "solver/numerics/dg_mesh.hpp"
+#include "solver/numerics/euler_dg.hpp"
 
 namespace kempe {
 namespace {
 
 using test::FixedState;
 using test::gamma_air;
-using test::grid_mesh;
 using test::periodic_mesh;
 using test::prepared;
 using test::solver_mesh;
@@ -55,6 +55,61 @@ void check_free_stream(const Mesh& mesh) {
     // which grow like (P + 1)^2 per unit cell.
     EXPECT_LT(largest_rhs(solver), 1e-13 * (P + 1) * (P + 1)) << "p = " << P;
   }
+}
+
+/// The solver's mesh tables of a small grid: neighbours see each other with opposite offsets, each vertex lists
+/// exactly the elements around it, the Jacobians add up to half the domain's area (the reference triangle has
+/// area 2), and a rebuild on a finer mesh replaces every table.
+TEST(DGMesh, TablesAgreeWithTheMeshAndARebuildReplacesThem) {
+  const Mesh coarse = solver_mesh(3, 1.0, 0.2);
+  dg::DGMesh<double> tables(Backend::cpu);
+  tables.rebuild(coarse);
+  ASSERT_EQ(tables.num_elements(), coarse.num_elements());
+  EXPECT_EQ(tables.num_faces(), coarse.num_faces());
+  EXPECT_EQ(tables.num_vertices(), coarse.num_nodes());
+  EXPECT_EQ(tables.color_begin(), coarse.color_begin);
+  const auto& v = tables.view();
+  const index_t k = tables.num_elements();
+  int interior_sides = 0;
+  for (index_t e = 0; e < k; ++e)
+    for (int j = 0; j < 3; ++j) {
+      const index_t n = v.element_neighbors[3 * e + j];
+      if (n == no_element) continue;
+      ++interior_sides;
+      int back = -1;
+      for (int i = 0; i < 3; ++i)
+        if (v.element_neighbors[3 * n + i] == e) back = i;
+      ASSERT_GE(back, 0) << "element " << e << " is a neighbour of " << n << " but not the other way round";
+      EXPECT_DOUBLE_EQ(v.neighbor_dx[3 * n + back], -v.neighbor_dx[3 * e + j]);
+      EXPECT_DOUBLE_EQ(v.neighbor_dy[3 * n + back], -v.neighbor_dy[3 * e + j]);
+      // The offset is centroid to centroid on this planar mesh.
+      EXPECT_NEAR(v.neighbor_dx[3 * e + j], coarse.centroid_x[n] - coarse.centroid_x[e], 1e-14);
+    }
+  EXPECT_EQ(interior_sides, 2 * (coarse.num_faces() - coarse.num_boundary_faces()));
+  for (index_t node = 0; node < tables.num_vertices(); ++node)
+    for (index_t i = v.vertex_element_begin[node]; i < v.vertex_element_begin[node + 1]; ++i) {
+      const index_t e = v.vertex_elements[i];
+      EXPECT_TRUE(v.element_vertices[3 * e] == node || v.element_vertices[3 * e + 1] == node || v.element_vertices[3 * e + 2] == node);
+    }
+  EXPECT_EQ(v.vertex_element_begin[tables.num_vertices()], 3 * k);
+  double area = 0;
+  for (index_t e = 0; e < k; ++e) area += 2 * tables.jacobian()[e];
+  EXPECT_NEAR(area, 1.0, 1e-13);
+  EXPECT_EQ(v.boundary_bend, nullptr);  // the square's sides are straight
+
+  const std::size_t coarse_bytes = tables.bytes();
+  const Mesh fine = solver_mesh(6, 2.0, 0.2);
+  tables.rebuild(fine);
+  EXPECT_EQ(tables.num_elements(), fine.num_elements());
+  EXPECT_EQ(tables.num_faces(), fine.num_faces());
+  EXPECT_GT(tables.bytes(), coarse_bytes);
+  area = 0;
+  for (index_t e = 0; e < tables.num_elements(); ++e) area += 2 * tables.jacobian()[e];
+  EXPECT_NEAR(area, 4.0, 1e-12);
+  EXPECT_EQ(tables.view().faces.left[fine.num_faces() - 1], fine.face_left.back());
+
+  // Only planar triangle meshes.
+  EXPECT_THROW(tables.rebuild(build_mesh(square_grid(2, false))), std::invalid_argument);
 }
 
 TEST(EulerDG, PreservesAFreeStreamOnADistortedMesh) {
@@ -373,7 +428,7 @@ TEST(EulerDG, DoubleMachReflectionKeepsItsShockOnTheTopBoundary) {
   // cases.md's double Mach reflection on a coarse [0, 4] x [0, 1] grid (h = 1/6, so a grid line meets the
   // bottom at the shock foot x = 1/6), p = 1, vertex and positivity limiters, to t = 0.05. Left: post-shock
   // state; bottom: post-shock for x < 1/6, slip wall beyond; right: outflow; top: the moving shock's states.
-  const Mesh mesh = prepared(test::double_mach_mesh(6));
+  const Mesh mesh = prepared(double_mach_mesh(6));
   const test::DoubleMachBoundary groups;
   const bc::GroupBoundary<double> table = groups.table(groups.unused);
   dg::EulerDG<1, double, euler::Flux::hll, bc::GroupBoundary<double>> solver(mesh, gamma_air, table, dg::Strategy::colored);
@@ -554,7 +609,7 @@ TEST(PositivityLimiter, FloatFloorsCoverTheFluxKernelsRounding) {
   // the pressure up to its floor at some points. With a floor of exactly epsilon = 1e-10 the flux kernel's
   // own evaluation of such a point (modes summed in another order; E about 500 p) came back negative, and the
   // Rusanov sound speed made NaN in the first step. The floors now include that rounding margin.
-  const Mesh mesh = prepared(test::double_mach_mesh(12));
+  const Mesh mesh = prepared(double_mach_mesh(12));
   const test::DoubleMachBoundary groups;
   const std::vector<float> states(groups.unused.begin(), groups.unused.end());
   dg::EulerDG<4, float, euler::Flux::rusanov, bc::GroupBoundary<float>> solver(mesh, float(gamma_air), groups.table(states),

@@ -14,7 +14,7 @@
 #include "dg_cases.hpp"
 #include "kernels/limiter_K.hpp"
 #include "kernels/triangle.hpp"
-#include "solver/euler_dg.hpp"
+#include "solver/numerics/euler_dg.hpp"
 
 namespace kempe {
 namespace {

@@ -12,7 +12,7 @@
 #include "kernels/quadrature.hpp"
 #include "kernels/triangle.hpp"
 #include "mesh/mesh.hpp"
-#include "structured_meshes.hpp"
+#include "mesh/generators.hpp"
 
 namespace kempe {
 namespace {
@@ -143,7 +143,7 @@ namespace {
 
 /// A 6 x 6 triangle grid with every interior node moved by up to 0.25 (random, fixed seed).
 Mesh distorted_triangles() {
-  RawMesh raw = test::square_grid(6, true);
+  RawMesh raw = square_grid(6, true);
   std::mt19937 rng(11);
   std::uniform_real_distribution<double> shift(-0.25, 0.25);
   for (index_t n = 0; n < raw.num_nodes(); ++n)

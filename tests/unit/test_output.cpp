@@ -20,8 +20,8 @@
 #include <string>
 
 #include "dg_cases.hpp"
-#include "solver/output.hpp"
-#include "solver/vtk_output.hpp"
+#include "solver/output/output.hpp"
+#include "solver/output/vtk_output.hpp"
 
 namespace kempe {
 namespace {

@@ -1,0 +1,264 @@
+// The DG solver's mesh tables: everything the kernels read that comes from the mesh (element geometry, face
+// connectivity and geometry, the slope limiters' neighbour and vertex tables), in the kernels' precision and in
+// one backend's memory. They are apart from the solver's state (solver/numerics/euler_dg.hpp) because they change
+// when the mesh does: rebuild() replaces them all, and the kernels see them only through View, so that tables
+// built elsewhere (on the device, after an adaptation) can be handed to the same kernels.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "base/csr.hpp"
+#include "base/types.hpp"
+#include "kernels/backend.hpp"
+#include "kernels/buffer.hpp"
+#include "kernels/dg_K.hpp"
+#include "kernels/triangle.hpp"
+#include "mesh/boundary_curve.hpp"
+#include "mesh/element.hpp"
+#include "mesh/mesh.hpp"
+
+namespace kempe::dg {
+
+template <class Real>
+class DGMesh {
+ public:
+  /// The kernels' view of the tables, in the backend's memory. [elements][3] tables list an element's vertices
+  /// or faces in its local order.
+  struct View {
+    Geometry<Real> geometry{};
+    Faces<Real> faces{};                       ///< bend is null: EulerDG sets it (curved boundaries on or off)
+    const Real* boundary_bend = nullptr;        ///< [faces][3], null where every boundary is straight
+    const index_t* element_faces = nullptr;     ///< [elements][3]
+    const index_t* element_vertices = nullptr;  ///< [elements][3]
+    const index_t *vertex_element_begin = nullptr, *vertex_elements = nullptr;  ///< [vertices + 1], CSR lists
+    const index_t* element_neighbors = nullptr;  ///< [elements][3], no_element on the boundary
+    const Real *inradius = nullptr, *circumradius = nullptr;  ///< [elements]
+    /// [elements][3]: centroid to each vertex, and to the neighbour's centroid across each face
+    const Real *vertex_dx = nullptr, *vertex_dy = nullptr, *neighbor_dx = nullptr, *neighbor_dy = nullptr;
+  };
+
+  explicit DGMesh(Backend backend) : backend_(backend) {}
+  // On the CPU the view points into this object's vectors: a copy would point into the original's. A move
+  // keeps the vectors' storage, and so the view.
+  DGMesh(const DGMesh&) = delete;
+  DGMesh& operator=(const DGMesh&) = delete;
+  DGMesh(DGMesh&&) = default;
+  DGMesh& operator=(DGMesh&&) = default;
+
+  /// Computes every table of `mesh` on the host and places it on the backend, replacing the previous ones.
+  /// std::invalid_argument unless the mesh holds triangles in the xy plane. On Backend::cuda it first checks
+  /// that the tables and `also_needed` more bytes (the caller's arrays) fit in the device's free memory
+  /// (std::runtime_error naming `what` and the sizes otherwise).
+  void rebuild(const Mesh& mesh, std::size_t also_needed = 0, const std::string& what = "the DG mesh tables") {
+    if (mesh.dim != 2 || mesh.space_dim != 2)
+      throw std::invalid_argument(mesh.source + ": the DG solver needs a 2D mesh in the xy plane");
+    for (const ElementType t : mesh.element_type)
+      if (t != ElementType::triangle)
+        throw std::invalid_argument(mesh.source + ": the DG solver handles triangles only, for now");
+    compute(mesh);
+    if (backend_ == Backend::cuda) check_fits(bytes() + also_needed, device_memory(), what);
+    place();
+  }
+
+  const View& view() const { return view_; }
+  Backend backend() const { return backend_; }
+  index_t num_elements() const { return k_; }
+  index_t num_faces() const { return static_cast<index_t>(face_left_.size()); }
+  index_t num_vertices() const { return static_cast<index_t>(vertex_element_begin_.size()) - 1; }
+  /// Bytes of the tables (in the backend's memory once placed).
+  std::size_t bytes() const { return bytes_; }
+  /// Faces of color c are color_begin()[c] .. color_begin()[c + 1] (empty when the mesh has no ordering).
+  const std::vector<index_t>& color_begin() const { return color_begin_; }
+  /// The number of boundary groups the boundary faces use (the largest group index + 1).
+  std::int32_t boundary_groups() const {
+    std::int32_t groups = 0;
+    for (index_t f = 0; f < num_faces(); ++f)
+      if (face_right_[f] == no_element) groups = std::max(groups, face_boundary_[f] + 1);
+    return groups;
+  }
+  /// Host copies, for set-up, projection, errors and messages.
+  const std::vector<Real>& jacobian() const { return jacobian_; }
+  const std::vector<Real>& inradius() const { return inradius_; }
+  const std::vector<std::int64_t>& element_tag() const { return element_tag_; }  ///< the mesh file's numbers
+  const std::string& source() const { return source_; }
+  /// The physical point of reference point (r, s) in element e.
+  std::array<double, 2> point(index_t e, double r, double s) const {
+    const std::array<double, 3> x{vx_[3 * std::size_t(e)], vx_[3 * std::size_t(e) + 1], vx_[3 * std::size_t(e) + 2]};
+    const std::array<double, 3> y{vy_[3 * std::size_t(e)], vy_[3 * std::size_t(e) + 1], vy_[3 * std::size_t(e) + 2]};
+    return triangle_point(x, y, r, s);
+  }
+
+ private:
+  /// The host tables of `mesh`.
+  void compute(const Mesh& mesh) {
+    k_ = mesh.num_elements();
+    color_begin_ = mesh.color_begin;
+    element_tag_ = mesh.element_tag;
+    source_ = mesh.source;
+    // The slope limiters' tables: each element's vertices, each mesh vertex's elements (CSR), and the
+    // offsets from each element's centroid to its vertices and (across each face) to its neighbours' centroids.
+    element_vertices_.resize(std::size_t(k_) * 3);
+    for (index_t e = 0; e < k_; ++e)
+      for (int j = 0; j < 3; ++j) element_vertices_[3 * std::size_t(e) + j] = mesh.element_vertices[mesh.element_vertex_begin[e] + j];
+    Csr vertex_elements = build_csr(mesh.num_nodes(), [this](auto&& add) {
+      for (index_t e = 0; e < k_; ++e)
+        for (int j = 0; j < 3; ++j) add(element_vertices_[3 * std::size_t(e) + j], e);
+    });
+    vertex_element_begin_ = std::move(vertex_elements.begin);
+    vertex_elements_ = std::move(vertex_elements.values);
+    auto centroid = [&](index_t e) {
+      const index_t* v = &mesh.element_vertices[mesh.element_vertex_begin[e]];
+      return std::array<double, 2>{(mesh.x[v[0]] + mesh.x[v[1]] + mesh.x[v[2]]) / 3,
+                                   (mesh.y[v[0]] + mesh.y[v[1]] + mesh.y[v[2]]) / 3};
+    };
+    // The midpoint of local face j of element e (from its vertex j to vertex j + 1).
+    auto face_midpoint = [&](index_t e, int j) {
+      const index_t* v = &mesh.element_vertices[mesh.element_vertex_begin[e]];
+      return std::array<double, 2>{(mesh.x[v[j]] + mesh.x[v[(j + 1) % 3]]) / 2, (mesh.y[v[j]] + mesh.y[v[(j + 1) % 3]]) / 2};
+    };
+    for (auto* a : {&vertex_dx_, &vertex_dy_, &neighbor_dx_, &neighbor_dy_}) a->assign(std::size_t(k_) * 3, Real(0));
+    element_neighbors_.assign(std::size_t(k_) * 3, no_element);
+    for (index_t e = 0; e < k_; ++e) {
+      const auto ce = centroid(e);
+      for (int j = 0; j < 3; ++j) {
+        const index_t v = element_vertices_[3 * std::size_t(e) + j];
+        vertex_dx_[3 * std::size_t(e) + j] = Real(mesh.x[v] - ce[0]);
+        vertex_dy_[3 * std::size_t(e) + j] = Real(mesh.y[v] - ce[1]);
+      }
+    }
+    for (index_t f = 0; f < mesh.num_faces(); ++f) {
+      const index_t l = mesh.face_left[f], r = mesh.face_right[f];
+      if (r == no_element) continue;
+      const int jl = mesh.face_left_local[f], jr = mesh.face_right_local[f];
+      // Centroid to face midpoint on one side, then face midpoint to centroid on the other: the true offset
+      // for an interior face, the translated one for a periodic face.
+      const auto cl = centroid(l), cr = centroid(r), ml = face_midpoint(l, jl), mr = face_midpoint(r, jr);
+      const double dx = (ml[0] - cl[0]) + (cr[0] - mr[0]), dy = (ml[1] - cl[1]) + (cr[1] - mr[1]);
+      element_neighbors_[3 * std::size_t(l) + jl] = r;
+      neighbor_dx_[3 * std::size_t(l) + jl] = Real(dx);
+      neighbor_dy_[3 * std::size_t(l) + jl] = Real(dy);
+      element_neighbors_[3 * std::size_t(r) + jr] = l;
+      neighbor_dx_[3 * std::size_t(r) + jr] = Real(-dx);
+      neighbor_dy_[3 * std::size_t(r) + jr] = Real(-dy);
+    }
+    // Element geometry.
+    for (auto* a : {&jacobian_, &dr_dx_, &dr_dy_, &ds_dx_, &ds_dy_}) a->resize(k_);
+    vx_.resize(std::size_t(k_) * 3);
+    vy_.resize(vx_.size());
+    inradius_.resize(k_);
+    circumradius_.resize(k_);
+    for (index_t e = 0; e < k_; ++e) {
+      const index_t* v = &mesh.element_vertices[mesh.element_vertex_begin[e]];
+      const std::array<double, 3> x{mesh.x[v[0]], mesh.x[v[1]], mesh.x[v[2]]}, y{mesh.y[v[0]], mesh.y[v[1]], mesh.y[v[2]]};
+      const TriangleGeometry geo = triangle_geometry(x, y);
+      jacobian_[e] = Real(geo.jacobian);
+      dr_dx_[e] = Real(geo.dr_dx);
+      dr_dy_[e] = Real(geo.dr_dy);
+      ds_dx_[e] = Real(geo.ds_dx);
+      ds_dy_[e] = Real(geo.ds_dy);
+      double perimeter = 0;
+      for (int j = 0; j < 3; ++j) {
+        vx_[3 * std::size_t(e) + j] = x[j];
+        vy_[3 * std::size_t(e) + j] = y[j];
+        perimeter += std::hypot(x[(j + 1) % 3] - x[j], y[(j + 1) % 3] - y[j]);
+      }
+      inradius_[e] = Real(2 * mesh.volume[e] / perimeter);
+      const double a = std::hypot(x[1] - x[0], y[1] - y[0]), b = std::hypot(x[2] - x[1], y[2] - y[1]),
+                   c3 = std::hypot(x[0] - x[2], y[0] - y[2]);
+      circumradius_[e] = Real(a * b * c3 / (4 * mesh.volume[e]));
+    }
+    // Faces.
+    const index_t nf = mesh.num_faces();
+    auto convert = [](const std::vector<double>& v) { return std::vector<Real>(v.begin(), v.end()); };
+    face_left_ = mesh.face_left;
+    element_faces_ = mesh.element_faces;  // three per triangle, in local order
+    face_right_ = mesh.face_right;
+    face_left_local_ = mesh.face_left_local;
+    face_right_local_ = mesh.face_right_local;
+    face_boundary_ = mesh.face_boundary;
+    normal_x_ = convert(mesh.normal_x);
+    normal_y_ = convert(mesh.normal_y);
+    length_ = convert(mesh.face_area);
+    for (auto* a : {&x0_, &y0_, &x1_, &y1_}) a->resize(nf);
+    for (index_t f = 0; f < nf; ++f) {
+      // The left element's local face runs from its vertex k to vertex k + 1.
+      const index_t l = mesh.face_left[f];
+      const int kl = mesh.face_left_local[f];
+      const index_t* v = &mesh.element_vertices[mesh.element_vertex_begin[l]];
+      x0_[f] = Real(mesh.x[v[kl]]);
+      y0_[f] = Real(mesh.y[v[kl]]);
+      x1_[f] = Real(mesh.x[v[(kl + 1) % 3]]);
+      y1_[f] = Real(mesh.y[v[(kl + 1) % 3]]);
+    }
+    boundary_bend_ = convert(boundary_tangent_angles(mesh));  // empty where every boundary is straight
+    bytes_ = 0;
+    for_each_array([this](const auto& host, const char*, auto&) { bytes_ += host.size() * sizeof(host[0]); });
+  }
+
+  /// Every table the kernels read, listed once: visit(host vector, name, where its backend pointer goes).
+  template <class Visit>
+  void for_each_array(Visit&& visit) {
+    View& d = view_;
+    visit(jacobian_, "Jacobians", d.geometry.jacobian);
+    visit(dr_dx_, "metric terms", d.geometry.dr_dx);
+    visit(dr_dy_, "metric terms", d.geometry.dr_dy);
+    visit(ds_dx_, "metric terms", d.geometry.ds_dx);
+    visit(ds_dy_, "metric terms", d.geometry.ds_dy);
+    visit(face_left_, "face_left", d.faces.left);
+    visit(face_right_, "face_right", d.faces.right);
+    visit(face_left_local_, "face_left_local", d.faces.left_local);
+    visit(face_right_local_, "face_right_local", d.faces.right_local);
+    visit(normal_x_, "face normals", d.faces.normal_x);
+    visit(normal_y_, "face normals", d.faces.normal_y);
+    visit(length_, "face lengths", d.faces.length);
+    visit(x0_, "face end points", d.faces.x0);
+    visit(y0_, "face end points", d.faces.y0);
+    visit(x1_, "face end points", d.faces.x1);
+    visit(y1_, "face end points", d.faces.y1);
+    visit(face_boundary_, "face boundary groups", d.faces.boundary);
+    if (!boundary_bend_.empty()) visit(boundary_bend_, "boundary curve angles", d.boundary_bend);
+    visit(element_faces_, "element faces", d.element_faces);
+    visit(inradius_, "inradii", d.inradius);
+    visit(circumradius_, "circumradii", d.circumradius);
+    visit(element_vertices_, "element vertices", d.element_vertices);
+    visit(vertex_element_begin_, "vertex-to-element offsets", d.vertex_element_begin);
+    visit(vertex_elements_, "vertex-to-element lists", d.vertex_elements);
+    visit(element_neighbors_, "element neighbours", d.element_neighbors);
+    visit(vertex_dx_, "vertex offsets", d.vertex_dx);
+    visit(vertex_dy_, "vertex offsets", d.vertex_dy);
+    visit(neighbor_dx_, "neighbour offsets", d.neighbor_dx);
+    visit(neighbor_dy_, "neighbour offsets", d.neighbor_dy);
+  }
+
+  /// Points the view at the tables: the host vectors themselves on the CPU, device copies on the GPU.
+  void place() {
+    placed_.clear();
+    view_ = View{};
+    for_each_array([this](const auto& host, const char* what, auto& target) { target = placed_.place(backend_, host, what); });
+  }
+
+  Backend backend_;
+  index_t k_ = 0;
+  std::string source_;
+  std::vector<index_t> color_begin_;
+  std::vector<std::int64_t> element_tag_;
+  std::vector<Real> jacobian_, dr_dx_, dr_dy_, ds_dx_, ds_dy_, inradius_, circumradius_;  // [elements]
+  std::vector<double> vx_, vy_;                                                          // [elements][3]
+  std::vector<index_t> element_vertices_, vertex_element_begin_, vertex_elements_, element_neighbors_, element_faces_;
+  std::vector<Real> vertex_dx_, vertex_dy_, neighbor_dx_, neighbor_dy_;  // [elements][3]
+  std::vector<index_t> face_left_, face_right_;
+  std::vector<std::int8_t> face_left_local_, face_right_local_;
+  std::vector<std::int32_t> face_boundary_;
+  std::vector<Real> normal_x_, normal_y_, length_, x0_, y0_, x1_, y1_;  // [faces]
+  std::vector<Real> boundary_bend_;                                     // [faces][3], or empty: see Faces::bend
+  std::size_t bytes_ = 0;
+  View view_;
+  PlacedArrays placed_;
+};
+
+}  // namespace kempe::dg

@@ -1,0 +1,662 @@
+// The DG Euler solver on triangles: owns the solution, the reference tables and (DGMesh) the mesh tables in the
+// kernels' precision, on one backend (CPU, or the GPU's memory for the whole run), evaluates the right-hand side with the
+// race strategy asked for, advances in time with the integrator asked for (solver/numerics/time_integrators.hpp), and
+// applies the limiters after every stage. Both backends run the same kernels (kernels/dg_K.hpp,
+// kernels/limiter_K.hpp) through forall, and the same step sequence (record_step): on the GPU it is recorded
+// once as a CUDA graph and replayed, and the host reads back only the clock (3 numbers) per step.
+// A solver on Backend::cuda must be instantiated in a .cu file (forall reaches the GPU only there).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "base/registry.hpp"
+#include "kernels/backend.hpp"
+#include "kernels/boundary_K.hpp"
+#include "kernels/buffer.hpp"
+#include "kernels/dg_K.hpp"
+#include "kernels/limiter_K.hpp"
+#include "kernels/quadrature.hpp"
+#include "kernels/triangle.hpp"
+#include "mesh/mesh.hpp"
+#include "solver/numerics/dg_mesh.hpp"
+#include "solver/numerics/non_physical_state.hpp"
+#include "solver/numerics/time_integrators.hpp"
+
+namespace kempe::dg {
+
+template <int P, class Real, euler::Flux F, class Boundary>
+class EulerDG {
+ public:
+  static constexpr int num_modes = basis::num_modes(P);
+  static constexpr int nv = euler::num_vars;
+
+  /// The mesh must hold triangles in the plane; for Strategy::colored its faces must be grouped by color
+  /// (coloring/reorder.hpp: apply_ordering). Throws std::invalid_argument otherwise.
+  /// On Backend::cuda every array goes to the device here, after a check that it fits (std::runtime_error
+  /// naming the sizes otherwise).
+  EulerDG(const Mesh& mesh, Real gamma, Boundary boundary, Strategy strategy, Backend backend = Backend::cpu)
+      : k_(mesh.num_elements()), gamma_(gamma), boundary_(boundary), strategy_(strategy), backend_(backend), mesh_(backend) {
+    if (strategy == Strategy::colored && mesh.color_begin.size() < 2)
+      throw std::invalid_argument(mesh.source + ": the colored strategy needs faces grouped by color (apply an ordering)");
+    const TriangleOperators op = triangle_operators(P);
+    auto convert = [](const std::vector<double>& v) { return std::vector<Real>(v.begin(), v.end()); };
+    volume_weight_ = convert(op.volume_weight);
+    volume_basis_ = convert(op.volume_basis);
+    volume_grad_r_ = convert(op.volume_grad_r);
+    volume_grad_s_ = convert(op.volume_grad_s);
+    face_weight_ = convert(op.face_weight);
+    face_abscissa_ = convert(op.face_abscissa);
+    face_basis_ = convert(op.face_basis);
+    volume_r_ = op.volume_r;
+    volume_s_ = op.volume_s;
+    // The slope limiters' tables, and the positivity limiter's check points: the volume points, then the face points.
+    taylor_from_modes_ = convert(op.taylor_from_modes);
+    degree_part_ = convert(op.degree_part);
+    check_basis_ = volume_basis_;
+    check_basis_.insert(check_basis_.end(), face_basis_.begin(), face_basis_.end());
+    num_check_points_ = static_cast<int>(check_basis_.size() / num_modes);
+    place_arrays(mesh);
+  }
+
+  index_t num_elements() const { return k_; }
+  Real time() const { return time_; }
+  /// The size of the last step taken (0 before the first).
+  Real last_dt() const { return last_dt_; }
+  /// Sets the time (resuming from a checkpoint), in the device clock too.
+  void set_time(Real t) {
+    forall(backend_, 1, SetValue<Real>{clock_.data() + clock_time, t});
+    time_ = t;
+  }
+  /// Per element, 1 where the last slope limiting acted: the KXRCF flags when only troubled cells are limited,
+  /// every element when all are, none without a slope limiter (or before the first limiting).
+  std::vector<std::uint8_t> limited_cells() const {
+    if (limiter_ == Limiter::none || P == 0) return std::vector<std::uint8_t>(k_, 0);
+    if (!troubled_cells_only_) return std::vector<std::uint8_t>(k_, 1);
+    if (troubled_.size() != std::size_t(k_)) return std::vector<std::uint8_t>(k_, 0);
+    return troubled_.to_host();
+  }
+  Backend backend() const { return backend_; }
+  /// c[var][mode][element], on the host: the CPU backend's storage itself; on the GPU a copy made now.
+  const std::vector<Real>& solution() const {
+    if (backend_ == Backend::cpu) return c_.host();
+    host_solution_ = c_.to_host();
+    return host_solution_;
+  }
+  /// Replaces the solution (c[var][mode][element], on the host), on either backend.
+  void set_solution(const std::vector<Real>& c) { c_.upload(c); }
+  /// The solution in the backend's memory (for benchmarks and tests that launch kernels on it).
+  Buffer<Real>& solution_buffer() { return c_; }
+
+  /// The solution becomes the L2 projection of state(x, y, out) (conserved variables), with the degree 2P + 1
+  /// volume rule, then passes the limiters that are on (a projected shock overshoots, and its first stage
+  /// would otherwise see negative pressures). Computed on the host and copied to the backend once.
+  template <class State>
+  void project(State&& state) {
+    const int nq = static_cast<int>(volume_weight_.size());
+    std::vector<Real> c(c_.size(), Real(0));
+    for (index_t e = 0; e < k_; ++e)
+      for (int q = 0; q < nq; ++q) {
+        const auto [x, y] = mesh_.point(e, volume_r_[q], volume_s_[q]);
+        double u[nv];
+        state(x, y, u);
+        for (int v = 0; v < nv; ++v)
+          for (int m = 0; m < num_modes; ++m)
+            c[(std::size_t(v) * num_modes + m) * k_ + e] +=
+                Real(volume_weight_[q] * volume_basis_[std::size_t(q) * num_modes + m] * u[v]);
+      }
+    c_.upload(c);
+    limit(c_.data());
+  }
+
+  /// out = dc/dt at `time` for the coefficients c (CPU backend).
+  void rhs(const std::vector<Real>& c, Real time, std::vector<Real>& out) {
+    require_cpu("rhs on host vectors");
+    set_eval_time(time);
+    eval_rhs(c.data(), eval_clock_.data(), Real(0), out.data());
+  }
+
+  /// out = dc/dt on arrays in the backend's memory, at time clock[0] + stage_fraction clock[1]: eval_volume then
+  /// eval_surface, or for the elementwise strategy both in one pass (EvalElement).
+  void eval_rhs(const Real* c, const Real* clock, Real stage_fraction, Real* out) {
+    if (strategy_ == Strategy::elementwise) {
+      forall(backend_, k_, element_pass(c, clock, stage_fraction, out));
+      return;
+    }
+    eval_volume(c, out);
+    eval_surface(c, clock, stage_fraction, out);
+  }
+
+  /// out = the volume term of dc/dt (overwrites out; one work item per element). CPU backend.
+  void eval_volume(const std::vector<Real>& c, std::vector<Real>& out) const {
+    require_cpu("eval_volume on host vectors");
+    eval_volume(c.data(), out.data());
+  }
+  /// out += the surface term of dc/dt at `time`, by the race strategy of the solver. CPU backend.
+  void eval_surface(const std::vector<Real>& c, Real time, std::vector<Real>& out) {
+    require_cpu("eval_surface on host vectors");
+    set_eval_time(time);
+    eval_surface(c.data(), eval_clock_.data(), Real(0), out.data());
+  }
+
+  /// The volume term on arrays in the backend's memory: out = volume part of dc/dt for c.
+  void eval_volume(const Real* c, Real* out) const {
+    forall(backend_, k_, EvalVolume<P, Real>{k_, gamma_, c, out, d_.tables, mesh_.view().geometry});
+  }
+
+  /// out += the surface term on arrays in the backend's memory, at time clock[0] + stage_fraction clock[1]
+  /// (clock in the backend's memory too).
+  void eval_surface(const Real* c, const Real* clock, Real stage_fraction, Real* out) {
+    const FaceIntegrals<P, Real, F, Boundary> integrals = face_integrals(c, clock, stage_fraction);
+    const index_t nf = mesh_.num_faces();
+    switch (strategy_) {
+      case Strategy::colored:
+        // One launch per color: no two faces of a color share an element, so no update races (Giuliani & Krivodonova 2017).
+        for (std::size_t color = 0; color + 1 < mesh_.color_begin().size(); ++color)
+          forall(backend_, mesh_.color_begin()[color + 1] - mesh_.color_begin()[color],
+                 EvalSurface<P, Real, F, false, Boundary>{mesh_.color_begin()[color], mesh_.color_begin()[color + 1], out, integrals});
+        break;
+      case Strategy::atomic:
+        forall(backend_, nf, EvalSurface<P, Real, F, true, Boundary>{0, nf, out, integrals});
+        break;
+      case Strategy::buffered:
+        forall(backend_, nf, EvalSurfaceBuffered<P, Real, F, Boundary>{nf, buffer_.data(), integrals});
+        forall(backend_, k_, GatherFaces<P, Real>{k_, nf, buffer_.data(), mesh_.view().element_faces, mesh_.view().faces.left, out});
+        break;
+      case Strategy::elementwise:
+        forall(backend_, k_, EvalSurfaceElementwise<P, Real, F, Boundary>{mesh_.view().element_faces, out, integrals});
+        break;
+    }
+  }
+
+  /// Bytes this solver holds in the backend's memory, by use (measured from its allocations).
+  struct MemoryUse {
+    std::size_t mesh = 0;      ///< geometry, connectivity and reference tables
+    std::size_t solution = 0;  ///< the solution, the integrator's work vectors and the clock
+    std::size_t strategy = 0;  ///< the race strategy's buffers (buffered only)
+    std::size_t limiter = 0;   ///< the slope limiter's Taylor coefficients, bounds and flags
+    std::size_t total() const { return mesh + solution + strategy + limiter; }
+  };
+  MemoryUse memory_use() const {
+    MemoryUse use;
+    use.mesh = mesh_bytes_;
+    use.solution = c_.bytes() + integrator_.bytes() + clock_.bytes() + step_min_.bytes() + eval_clock_.bytes();
+    use.strategy = buffer_.bytes();
+    use.limiter = taylor_.bytes() + bounds_.bytes() + troubled_.bytes();
+    return use;
+  }
+
+  /// The surface integrals of the solution c (backend memory) at time clock[0] + stage_fraction clock[1].
+  FaceIntegrals<P, Real, F, Boundary> face_integrals(const Real* c, const Real* clock, Real stage_fraction) const {
+    return {k_, gamma_, clock, stage_fraction, c, d_.tables, mesh_.view().geometry, faces(), boundary_};
+  }
+  /// The elementwise strategy's whole right-hand side of c into out (null where the pass applies a stage
+  /// instead), as a functor for forall (public for the GPU benchmark, which times launch variants of it).
+  EvalElement<P, Real, F, Boundary> element_pass(const Real* c, const Real* clock, Real stage_fraction, Real* out) const {
+    return {EvalVolume<P, Real>{k_, gamma_, c, out, d_.tables, mesh_.view().geometry}, mesh_.view().element_faces,
+            face_integrals(c, clock, stage_fraction)};
+  }
+
+  /// One step of `dt` with the given integrator (see time_integrators.hpp); stage times reach the boundary
+  /// states. Stops (NonPhysicalState, like check_physical) on a non-physical state.
+  void step(Integrator method, Real dt) {
+    if (!(dt > Real(0))) throw std::invalid_argument("step: the time step must be positive, got " + std::to_string(double(dt)));
+    run_step({method, 0.0, dt, Real(1e30)});
+  }
+
+  /// Whether boundary conditions see the normal of the boundary curve through the boundary vertices (the
+  /// default; mesh/boundary_curve.hpp) or the straight faces' own. Nothing changes where the boundaries are
+  /// straight.
+  void set_curved_boundaries(bool curved) { curved_boundaries_ = curved; }
+
+  /// Turns on Zhang & Shu's positivity limiter after every stage: density and pressure at least epsilon at
+  /// the volume and face quadrature points (0 turns it off).
+  void set_positivity_limiter(Real epsilon) {
+    positivity_epsilon_ = epsilon;
+    step_graph_.clear();
+  }
+
+  /// The slope limiter applied after every stage (kernels/limiter_K.hpp). theta, in [1, 2], is the moment
+  /// limiter's bound on slopes against neighbour differences: 1 is minmod, 2 (the default) the monotonized
+  /// central bound, which gave the lower shock-tube errors (tests/unit/test_dg.cpp: Toro 3 at p = 1 on 32 x 32,
+  /// L1 density 0.219 against 0.272). Throws std::invalid_argument for a theta outside [1, 2].
+  /// `troubled_cells_only` (the default) limits only the elements the KXRCF indicator flags (TroubledCells):
+  /// smooth flows keep their order, while shocks are still limited. With false every element is limited at
+  /// every stage, as the limiters are defined.
+  void set_limiter(Limiter limiter, double theta = 2, bool troubled_cells_only = true) {
+    if (!(theta >= 1 && theta <= 2))
+      throw std::invalid_argument("moment limiter theta " + std::to_string(theta) + ": expected a value in [1, 2]");
+    limiter_ = limiter;
+    moment_theta_ = Real(theta);
+    troubled_cells_only_ = troubled_cells_only;
+    step_graph_.clear();
+    // The limiter's work arrays, allocated now rather than inside a recorded step.
+    if (limiter == Limiter::none || P == 0) return;
+    ensure_troubled_flags();
+    if (taylor_.size() != c_.size()) taylor_ = Buffer<Real>(backend_, c_.size(), "the limiter's Taylor coefficients");
+    const std::size_t bound_values = limiter == Limiter::vertex ? std::size_t(2) * nv * VertexBounds<P, Real>::num_fields * mesh_.num_vertices() : 0;
+    if (bounds_.size() != bound_values) bounds_ = Buffer<Real>(backend_, bound_values, "the vertex limiter's bounds");
+  }
+
+  /// The KXRCF flags of the coefficients c, [elements] (1: troubled), CPU backend. For tests and output.
+  const std::vector<std::uint8_t>& troubled_cells(const std::vector<Real>& c) {
+    require_cpu("troubled_cells on host vectors");
+    ensure_troubled_flags();
+    flag_troubled_cells(c.data());
+    return troubled_.host();
+  }
+  Limiter limiter() const { return limiter_; }
+
+  /// Applies the slope limiter to the coefficients c (backend memory): the Taylor coefficients of every
+  /// element, then (vertex limiter) the vertex bounds, gathered per vertex with no race, and one factor per
+  /// degree, element and variable. Cell averages never change. Nothing to do at P = 0 or with Limiter::none.
+  void limit_slopes(Real* c) {
+    if (limiter_ == Limiter::none || P == 0) return;
+    const std::uint8_t* troubled = nullptr;
+    if (troubled_cells_only_) {
+      flag_troubled_cells(c);
+      // On the CPU a smooth state (no troubled cell) skips the Taylor coefficients and the bounds
+      // altogether; the GPU runs them (the limiters leave unflagged cells alone) rather than stop for the host.
+      if (backend_ == Backend::cpu) {
+        const std::vector<std::uint8_t>& flags = troubled_.host();
+        if (std::find(flags.begin(), flags.end(), std::uint8_t(1)) == flags.end()) return;
+      }
+      troubled = troubled_.data();
+    }
+    launch(k_,
+           TaylorCoefficients<P, Real>{k_, d_.taylor_from_modes, mesh_.view().geometry.dr_dx, mesh_.view().geometry.dr_dy, mesh_.view().geometry.ds_dx,
+                                       mesh_.view().geometry.ds_dy, c, taylor_.data()});
+    if (limiter_ == Limiter::moment) {
+      launch(k_,
+             MomentLimiter<P, Real>{k_, mesh_.view().element_neighbors, mesh_.view().neighbor_dx, mesh_.view().neighbor_dy, moment_theta_,
+                                    d_.degree_part, taylor_.data(), c, troubled});
+      return;
+    }
+    launch(mesh_.num_vertices(),
+           VertexBounds<P, Real>{k_, mesh_.num_vertices(), mesh_.view().vertex_element_begin, mesh_.view().vertex_elements, taylor_.data(), bounds_.data()});
+    launch(k_,
+           VertexLimiter<P, Real>{k_, mesh_.num_vertices(), mesh_.view().element_vertices, mesh_.view().vertex_dx, mesh_.view().vertex_dy, d_.degree_part,
+                                  taylor_.data(), bounds_.data(), c, troubled});
+  }
+  /// limit_slopes on host vectors (CPU backend).
+  void limit_slopes(std::vector<Real>& c) {
+    require_cpu("limit_slopes on host vectors");
+    limit_slopes(c.data());
+  }
+
+  /// The Taylor coefficients of the current solution about each centroid, [vars][modes][elements] (cell
+  /// average, then physical derivatives; see TaylorCoefficients). For tests and diagnostics.
+  std::vector<Real> taylor_coefficients() const {
+    Buffer<Real> out(backend_, c_.size(), "Taylor coefficients");
+    forall(backend_, k_,
+           TaylorCoefficients<P, Real>{k_, d_.taylor_from_modes, mesh_.view().geometry.dr_dx, mesh_.view().geometry.dr_dy, mesh_.view().geometry.ds_dx,
+                                       mesh_.view().geometry.ds_dy, c_.data(), out.data()});
+    return out.to_host();
+  }
+
+  /// Applies the limiters that are on to the coefficients c (backend memory): slopes first, then positivity
+  /// (which only ever shrinks them).
+  void limit(Real* c) {
+    limit_slopes(c);
+    if (positivity_epsilon_ > Real(0)) limit_positivity(c);
+  }
+
+  /// Applies the positivity limiter to the coefficients c (see kernels/limiter_K.hpp).
+  void limit_positivity(Real* c) const {
+    launch(k_,
+           PositivityLimiter<P, Real>{k_, num_check_points_, gamma_, positivity_epsilon_, d_.check_basis, c});
+  }
+  void limit_positivity(std::vector<Real>& c) const {
+    require_cpu("limit_positivity on host vectors");
+    limit_positivity(c.data());
+  }
+
+  /// Advances to exactly `end` with steps of at most stable_dt(cfl) (or `fixed_dt` if positive), the last
+  /// one shortened so that the run lands on `end`. Returns the number of steps.
+  int advance_to(Real end, Integrator method, double cfl, Real fixed_dt = Real(0),
+                 int max_steps = std::numeric_limits<int>::max()) {
+    int steps = 0;
+    while (time_ < end && steps < max_steps) {
+      run_step({method, cfl, fixed_dt, end});
+      ++steps;
+    }
+    check_physical();
+    return steps;
+  }
+
+  /// Takes `steps` steps of stable_dt(cfl) each, with no end time (benchmarks: a fixed amount of work).
+  void advance_steps(int steps, Integrator method, double cfl) {
+    for (int s = 0; s < steps; ++s) run_step({method, cfl, Real(0), Real(1e30)});
+  }
+
+  /// Whether steps on the GPU replay a recorded CUDA graph (the default) or launch each kernel (to measure
+  /// what the graph saves). No effect on the CPU.
+  void set_graphs(bool on) {
+    use_graphs_ = on;
+    step_graph_.clear();
+  }
+
+  /// Whether the elementwise strategy applies each SSP stage in its right-hand side pass (the default: the same
+  /// values up to rounding, less memory traffic) or evaluates the right-hand side and updates in two passes (to
+  /// measure the difference). No effect on the other strategies.
+  void set_fused_stages(bool on) {
+    fused_stages_ = on;
+    step_graph_.clear();
+  }
+
+  /// Stops the run (NonPhysicalState) at the first element whose coefficients are not finite or whose cell
+  /// average has a non-positive density or pressure, naming the element (its number in the mesh file), the
+  /// time and the values. Never continues silently with a non-physical state.
+  void check_physical() const { checked_stable_dt(0); }
+
+  /// The largest stable step at the given CFL number: cfl * min over elements of the inradius over
+  /// (|v| + c) of the cell average, divided by 2P + 1 (the usual DG scaling of the spectral radius). Throws
+  /// like check_physical on a non-physical state (the same pass checks it).
+  Real stable_dt(double cfl) const { return checked_stable_dt(cfl); }
+
+  /// The lowest pressure at the positivity limiter's check points (every volume and face quadrature point of
+  /// every element): positive in every run with the positivity limiter on.
+  double lowest_pressure() const {
+    const std::vector<Real>& c = solution();
+    double lowest = 1e300;
+    for (index_t e = 0; e < k_; ++e)
+      for (int q = 0; q < num_check_points_; ++q) {
+        double u[nv] = {};
+        for (int v = 0; v < nv; ++v)
+          for (int m = 0; m < num_modes; ++m)
+            u[v] += double(c[(std::size_t(v) * num_modes + m) * k_ + e]) * double(check_basis_[std::size_t(q) * num_modes + m]);
+        lowest = std::min(lowest, euler::pressure(u, double(gamma_)));
+      }
+    return lowest;
+  }
+
+  /// L2 norm over the mesh of (variable var of the solution) - exact(x, y, out)[var], with the degree-11 rule.
+  template <class Exact>
+  double l2_error(int var, Exact&& exact) const {
+    return std::sqrt(integrate_error(var, exact, [](double d) { return d * d; }));
+  }
+  /// The L1 norm of the same difference (shock tubes are measured in L1).
+  template <class Exact>
+  double l1_error(int var, Exact&& exact) const {
+    return integrate_error(var, exact, [](double d) { return std::abs(d); });
+  }
+
+ private:
+  void require_cpu(const char* what) const {
+    if (backend_ != Backend::cpu) throw std::logic_error(std::string(what) + ": the solver runs on the CUDA backend");
+  }
+  /// The time the single evaluations on host vectors (rhs, eval_surface) see.
+  void set_eval_time(Real time) {
+    std::vector<Real> clock(clock_size, Real(0));
+    clock[clock_time] = time;
+    eval_clock_.upload(clock);
+  }
+
+  /// What one step does. All but fixed_dt (which goes to the clock) are fixed while a recorded graph is replayed.
+  struct StepPlan {
+    Integrator method;
+    double cfl;
+    Real fixed_dt, end;
+    bool same_graph(const StepPlan& o) const { return method == o.method && cfl == o.cfl && end == o.end; }
+  };
+
+  /// Launches f over [0, n) on the backend; inside a step, through StopGuard (a stopped step writes nothing).
+  template <class Fn>
+  void launch(index_t n, const Fn& f) const {
+    if (stop_guard_)
+      forall(backend_, n, StopGuard<Real, Fn>{f, stop_guard_});
+    else
+      forall(backend_, n, f);
+  }
+
+  /// One step: the state check and the step size (one reduction), the stages with their limiters, and the
+  /// clock, all launched on the backend with no host synchronization in between. The same sequence for both
+  /// backends; the GPU records it once per plan as a CUDA graph.
+  void record_step(const StepPlan& plan) {
+    Real* clock = clock_.data();
+    double* step_min = step_min_.data() + reduce_blocks;
+    reduce_min_into(backend_, k_, StableStep<P, Real>{k_, gamma_, c_.data(), mesh_.view().inradius}, step_min_.data(), step_min);
+    forall(backend_, 1, ChooseStep<Real>{step_min, clock, plan.cfl, double(2 * P + 1), plan.end});
+    struct GuardScope {  // the stages' and limiters' launches go through StopGuard, until the scope ends
+      const Real*& guard;
+      ~GuardScope() { guard = nullptr; }
+    } scope{stop_guard_ = clock};
+    auto rhs_of = [this, clock](const Real* c, Real stage_fraction, Real* out) { eval_rhs(c, clock, stage_fraction, out); };
+    // limit() launches nothing when no limiter is on.
+    integrator_.step(plan.method, clock, c_.data(), rhs_of, [this](Real* c) { limit(c); }, FusedStage{this, clock});
+    forall(backend_, 1, AdvanceClock<Real>{clock, plan.end});
+  }
+
+  /// The elementwise strategy's stages in one pass each (EvalElementStage), for the integrator.
+  struct FusedStage {
+    const EulerDG* solver;
+    const Real* clock;
+    bool available() const { return solver->strategy_ == Strategy::elementwise && solver->fused_stages_; }
+    void operator()(const Real* v, Real stage_fraction, const StageTerms<Real>& terms, Real* out) const {
+      solver->launch(solver->k_, EvalElementStage<P, Real, F, Boundary>{solver->element_pass(v, clock, stage_fraction, nullptr),
+                                                                       terms.a, terms.b, terms.g, terms.x, terms.y,
+                                                                       clock + clock_step, out});
+    }
+  };
+
+  /// Runs one step (replaying the recorded graph on the GPU), then reads the clock: the only copy to the
+  /// host per step. Throws (check_physical's message) when the step found a non-physical state.
+  void run_step(const StepPlan& plan) {
+    if (plan.fixed_dt != clock_fixed_dt_) {
+      forall(backend_, 1, SetValue<Real>{clock_.data() + clock_fixed_step, plan.fixed_dt});
+      clock_fixed_dt_ = plan.fixed_dt;
+    }
+    if (backend_ == Backend::cuda && use_graphs_) {
+      if (step_graph_.empty() || !plan.same_graph(graph_plan_)) {
+        step_graph_.capture([&] { record_step(plan); });
+        graph_plan_ = plan;
+      }
+      step_graph_.launch();
+    } else {
+      record_step(plan);
+    }
+    const std::vector<Real> clock = clock_.to_host();
+    if (clock[clock_stop] != Real(0)) throw_non_physical();
+    time_ = clock[clock_time];
+    last_dt_ = clock[clock_step];
+  }
+
+  /// stable_dt(cfl) after checking the state (StableStep, in the same pass): every coefficient finite and
+  /// every cell average of positive density and pressure, else NonPhysicalState naming the time, the element's number
+  /// in the mesh file and the values.
+  Real checked_stable_dt(double cfl) const {
+    // One reduction: the step, or -1 (or NaN) when some element cannot go on; only then find it.
+    const double dt = reduce_min(backend_, k_, StableStep<P, Real>{k_, gamma_, c_.data(), mesh_.view().inradius});
+    if (dt > 0) return Real(cfl * dt / (2 * P + 1));
+    throw_non_physical();
+  }
+
+  /// Finds (on the host) the first element that cannot go on and throws NonPhysicalState naming the time,
+  /// its number in the mesh file and its cell average.
+  [[noreturn]] void throw_non_physical() const {
+    const std::vector<Real>& c = solution();
+    const StableStep<P, Real> step{k_, gamma_, c.data(), mesh_.inradius().data()};
+    index_t bad = 0;
+    while (bad < k_ && step(bad) > 0) ++bad;
+    if (bad == k_) {
+      char message[200];
+      std::snprintf(message, sizeof message, "non-physical state at t = %.9g in %s, but no element's cell average shows it",
+                    double(time_), mesh_.source().c_str());
+      throw NonPhysicalState(message);
+    }
+    const char* what = "non-positive density or pressure";
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < num_modes; ++m)
+        if (!std::isfinite(double(c[(std::size_t(v) * num_modes + m) * k_ + bad]))) what = "a coefficient is not a number";
+    double u[nv];
+    for (int v = 0; v < nv; ++v) u[v] = double(c[std::size_t(v) * num_modes * k_ + bad]) * mode0_value;
+    char message[320];
+    std::snprintf(message, sizeof message,
+                  "non-physical state at t = %.9g in element %lld of %s: %s, cell average density %.6g, pressure %.6g, "
+                  "velocity (%.6g, %.6g)",
+                  double(time_), static_cast<long long>(mesh_.element_tag()[bad]), mesh_.source().c_str(), what, u[euler::density],
+                  euler::pressure(u, double(gamma_)), u[euler::momentum_x] / u[euler::density],
+                  u[euler::momentum_y] / u[euler::density]);
+    throw NonPhysicalState(message);
+  }
+
+  void ensure_troubled_flags() {
+    if (troubled_.size() != std::size_t(k_)) troubled_ = Buffer<std::uint8_t>(backend_, k_, "troubled-cell flags");
+  }
+  void flag_troubled_cells(const Real* c) {
+    launch(k_,
+           TroubledCells<P, Real>{k_, mesh_.view().element_faces, faces().left, faces().right, faces().left_local,
+                                  faces().right_local, faces().normal_x, faces().normal_y, faces().length,
+                                  d_.tables.face_weight, d_.tables.face_basis, mesh_.view().circumradius, c, troubled_.data()});
+  }
+
+  /// The reference tables the kernels read (the mesh's are DGMesh's), listed once: visit(host vector, name,
+  /// where its backend pointer goes).
+  template <class Visit>
+  void for_each_table(Visit&& visit) {
+    visit(volume_weight_, "volume weights", d_.tables.volume_weight);
+    visit(volume_basis_, "volume basis", d_.tables.volume_basis);
+    visit(volume_grad_r_, "volume basis gradients", d_.tables.volume_grad_r);
+    visit(volume_grad_s_, "volume basis gradients", d_.tables.volume_grad_s);
+    visit(face_weight_, "face weights", d_.tables.face_weight);
+    visit(face_abscissa_, "face abscissae", d_.tables.face_abscissa);
+    visit(face_basis_, "face basis", d_.tables.face_basis);
+    visit(check_basis_, "positivity check basis", d_.check_basis);
+    visit(taylor_from_modes_, "Taylor tables", d_.taylor_from_modes);
+    visit(degree_part_, "Taylor tables", d_.degree_part);
+  }
+
+  /// A boundary functor that holds only values travels to the device as it is.
+  template <class B>
+  B place_boundary(const B& boundary) {
+    return boundary;
+  }
+  /// A group table (host pointers) is copied to the device for the mesh's boundary groups.
+  bc::GroupBoundary<Real> place_boundary(const bc::GroupBoundary<Real>& boundary) {
+    const std::int32_t groups = mesh_.boundary_groups();
+    bc::GroupBoundary<Real> placed = boundary;
+    if (groups == 0) return placed;
+    boundary_kinds_ = Buffer<bc::Kind>(backend_, std::vector<bc::Kind>(boundary.kind, boundary.kind + groups), "boundary kinds");
+    placed.kind = boundary_kinds_.data();
+    if (boundary.state) {  // a table of walls, outflows and functions needs no states
+      boundary_states_ = Buffer<Real>(backend_, std::vector<Real>(boundary.state, boundary.state + std::size_t(groups) * nv), "boundary states");
+      placed.state = boundary_states_.data();
+    }
+    if (boundary.function) {
+      boundary_functions_ = Buffer<bc::StateFunction>(
+          backend_, std::vector<bc::StateFunction>(boundary.function, boundary.function + groups), "boundary functions");
+      placed.function = boundary_functions_.data();
+    }
+    return placed;
+  }
+
+  /// Builds the mesh tables and points the kernels at every array: the host vectors themselves on the CPU;
+  /// device copies on the GPU, after checking against cudaMemGetInfo that they and the solution's work vectors
+  /// fit.
+  void place_arrays(const Mesh& mesh) {
+    const std::size_t solution_values = std::size_t(nv) * num_modes * k_;
+    std::size_t table_bytes = 0;
+    for_each_table([&table_bytes](const auto& host, const char*, auto&) { table_bytes += host.size() * sizeof(host[0]); });
+    // The solution, three integrator vectors and the strategy's buffer; the limiter's come later.
+    const std::size_t solver_bytes = table_bytes + 4 * solution_values * sizeof(Real) +
+                                     (strategy_ == Strategy::buffered ? std::size_t(2) * nv * num_modes * mesh.num_faces() * sizeof(Real) : 0);
+    mesh_.rebuild(mesh, solver_bytes,
+                  mesh.source + ": the solver at p = " + std::to_string(P) + " (" + std::to_string(k_) + " elements)");
+    mesh_bytes_ = mesh_.bytes() + table_bytes;
+    for_each_table([this](const auto& host, const char* what, auto& target) { target = placed_tables_.place(backend_, host, what); });
+    c_ = Buffer<Real>(backend_, solution_values, "the solution");
+    integrator_.allocate(backend_, solution_values);
+    if (strategy_ == Strategy::buffered)
+      buffer_ = Buffer<Real>(backend_, std::size_t(2) * nv * num_modes * mesh_.num_faces(), "the buffered strategy's face buffer");
+    if (backend_ == Backend::cuda) boundary_ = place_boundary(boundary_);
+    // The clock starts at t = 0 (device memory comes uninitialized).
+    clock_ = Buffer<Real>(backend_, std::vector<Real>(clock_size, Real(0)), "the clock");
+    eval_clock_ = Buffer<Real>(backend_, clock_size, "the evaluation clock");
+    step_min_ = Buffer<double>(backend_, reduce_blocks + 1, "the time-step reduction");
+  }
+
+  /// The integral over the mesh of f(solution - exact) for variable var, with the degree-11 rule.
+  template <class Exact, class Measure>
+  double integrate_error(int var, Exact&& exact, Measure&& f) const {
+    const quad::Rule rule = quad::triangle_rule(quad::max_triangle_degree);
+    std::vector<double> phi(std::size_t(rule.size()) * num_modes);
+    for (int q = 0; q < rule.size(); ++q)
+      for (int m = 0; m < num_modes; ++m) phi[std::size_t(q) * num_modes + m] = basis::mode(m, rule.r[q], rule.s[q]);
+    const std::vector<Real>& c = solution();
+    double sum = 0;
+    for (index_t e = 0; e < k_; ++e)
+      for (int q = 0; q < rule.size(); ++q) {
+        double uh = 0;
+        for (int m = 0; m < num_modes; ++m)
+          uh += double(c[(std::size_t(var) * num_modes + m) * k_ + e]) * phi[std::size_t(q) * num_modes + m];
+        const auto [x, y] = mesh_.point(e, rule.r[q], rule.s[q]);
+        double u[nv];
+        exact(x, y, u);
+        sum += rule.w[q] * double(mesh_.jacobian()[e]) * f(uh - u[var]);
+      }
+    return sum;
+  }
+
+  /// The kernels' view of the reference tables, in the backend's memory.
+  struct Arrays {
+    Tables<Real> tables{};
+    const Real *check_basis = nullptr, *taylor_from_modes = nullptr, *degree_part = nullptr;
+  };
+
+  /// The faces as the kernels see them: with the boundary curve's angles where curved boundaries are on.
+  Faces<Real> faces() const {
+    Faces<Real> faces = mesh_.view().faces;
+    faces.bend = curved_boundaries_ ? mesh_.view().boundary_bend : nullptr;
+    return faces;
+  }
+
+  index_t k_;
+  Real gamma_;
+  Boundary boundary_;
+  Strategy strategy_;
+  Backend backend_;
+  DGMesh<Real> mesh_;  // geometry, connectivity and the limiters' neighbour tables
+  bool curved_boundaries_ = true;
+  Real time_ = 0;
+  Real last_dt_ = 0;
+  int num_check_points_ = 0;
+  // Host copies of the reference tables (set-up, projection, errors); the kernels read them through d_.
+  std::vector<Real> volume_weight_, volume_basis_, volume_grad_r_, volume_grad_s_, face_weight_, face_abscissa_, face_basis_;
+  std::vector<double> volume_r_, volume_s_;
+  std::vector<Real> check_basis_;  // [volume points + 3 face points][modes]
+  std::vector<Real> taylor_from_modes_, degree_part_;  // TriangleOperators' limiter tables
+  Real positivity_epsilon_ = Real(0);
+  Limiter limiter_ = Limiter::none;
+  Real moment_theta_ = Real(2);
+  bool troubled_cells_only_ = true;
+  // In the backend's memory.
+  Arrays d_;
+  PlacedArrays placed_tables_;
+  std::size_t mesh_bytes_ = 0;
+  Buffer<Real> c_;                      // [vars][modes][elements]
+  Buffer<Real> buffer_;                 // the buffered strategy's per-face contributions
+  Buffer<Real> taylor_, bounds_;        // [vars][modes][elements]; [2][vars][VertexBounds::num_fields][vertices]
+  Buffer<std::uint8_t> troubled_;       // [elements] KXRCF flags
+  Buffer<bc::Kind> boundary_kinds_;     // a GroupBoundary's tables on the device
+  Buffer<Real> boundary_states_;
+  Buffer<bc::StateFunction> boundary_functions_;
+  Buffer<Real> clock_, eval_clock_;     // [clock_size]: the run's, and the single evaluations'
+  Buffer<double> step_min_;             // [reduce_blocks] scratch, then the smallest StableStep value
+  RungeKutta<Real> integrator_;
+  mutable std::vector<Real> host_solution_;  // solution() on the GPU
+  bool use_graphs_ = true;
+  bool fused_stages_ = true;
+  DeviceGraph step_graph_;
+  StepPlan graph_plan_{};
+  Real clock_fixed_dt_ = Real(0);      // the fixed step in the clock now
+  const Real* stop_guard_ = nullptr;   // the clock, while a step's kernels are launched
+};
+
+}  // namespace kempe::dg

@@ -1,0 +1,106 @@
+// A solver chosen at run time: the order, precision and flux of a case file pick one of the compiled
+// dg::EulerDG instantiations (order 0..5 x double/float x 4 fluxes, on the CPU or the GPU) behind this
+// interface, the way PyFR picks its kernels by name. The application (kempe run) sees only this.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/backend.hpp"
+#include "kernels/boundary_K.hpp"
+#include "kernels/dg_K.hpp"
+#include "kernels/euler.hpp"
+#include "kernels/limiter_K.hpp"
+#include "mesh/mesh.hpp"
+#include "solver/numerics/non_physical_state.hpp"
+#include "solver/numerics/time_integrators.hpp"
+
+namespace kempe::sim {
+
+inline constexpr int max_order = 5;
+
+enum class Precision { float64, float32 };
+/// "double" or "float"; std::invalid_argument naming the known ones otherwise.
+Precision precision_from_name(const std::string& name);
+const char* precision_name(Precision p);
+
+struct SolverOptions {
+  int order = 1;  ///< 0 .. max_order
+  Precision precision = Precision::float64;
+  euler::Flux flux = euler::Flux::hllc;
+  dg::Strategy strategy = dg::Strategy::colored;
+  Backend backend = Backend::cpu;
+  double gamma = 1.4;
+  dg::Limiter limiter = dg::Limiter::none;
+  double moment_theta = 2;
+  bool troubled_cells_only = true;
+  bool curved_boundaries = true;  ///< boundary conditions with the boundary curve's normal (EulerDG::set_curved_boundaries)
+  double positivity = 1e-10;  ///< least density and pressure the positivity limiter keeps; 0: off
+};
+
+/// The boundary groups in the mesh's order (mesh.boundary_names): kind, outside state (conserved, num_vars per
+/// group) and state function of each.
+struct BoundaryGroups {
+  std::vector<bc::Kind> kinds;
+  std::vector<double> states;
+  std::vector<bc::StateFunction> functions;
+};
+
+/// Bytes the solver holds, by category (on the device for the GPU backend).
+struct MemoryUse {
+  std::size_t mesh = 0, solution = 0, strategy = 0, limiter = 0;
+  std::size_t total() const { return mesh + solution + strategy + limiter; }
+};
+
+/// The mean time of one call of a kernel (or pass) of the solver.
+struct KernelTime {
+  std::string name;
+  double seconds = 0;
+};
+
+class Simulation {
+ public:
+  virtual ~Simulation() = default;
+  virtual const SolverOptions& options() const = 0;
+  virtual index_t num_elements() const = 0;
+  virtual int num_modes() const = 0;
+  /// Degrees of freedom: num_vars x modes x elements.
+  std::int64_t dofs() const { return std::int64_t(euler::num_vars) * num_modes() * num_elements(); }
+  /// L2 projection of state(x, y, conserved out), then the limiters that are on.
+  virtual void project(const std::function<void(double, double, double*)>& state) = 0;
+  /// Advances towards `end` (landing on it exactly) with at most `max_steps` steps of the CFL step (or of
+  /// `fixed_dt` when positive); returns the steps taken. Throws dg::NonPhysicalState naming the element, time
+  /// and values at a non-physical state, with the solution left as it was before the failing step.
+  virtual int advance(double end, dg::Integrator method, double cfl, double fixed_dt, int max_steps) = 0;
+  virtual double time() const = 0;
+  /// t as the solver's clock holds it (rounded to float for a float solver): the time advance() lands on.
+  virtual double solver_time(double t) const = 0;
+  /// The last step size (0 before the first step).
+  virtual double last_dt() const = 0;
+  /// c[var][mode][element] in double, copied from the backend.
+  virtual std::vector<double> solution() const = 0;
+  /// Replaces the solution and the time (resume from a checkpoint).
+  virtual void restore(const std::vector<double>& c, double time) = 0;
+  /// Per element, 1 where the slope limiter's indicator flagged the cell at the last limiting (all 0 without
+  /// a slope limiter).
+  virtual std::vector<std::uint8_t> limited_cells() = 0;
+  virtual MemoryUse memory_use() const = 0;
+  /// Times each pass of a step on the present state, `repeats` calls each after one warm-up call (the state is
+  /// left as it was): eval_volume, eval_surface (every color), the right-hand side as the strategy runs it, the
+  /// limiters, and the step-size reduction.
+  virtual std::vector<KernelTime> profile(int repeats) = 0;
+};
+
+/// The solver for `options` on `mesh` (triangles in the plane; faces grouped by color for the colored
+/// strategy). std::invalid_argument for an order out of range or a backend this build lacks.
+std::unique_ptr<Simulation> make_simulation(const Mesh& mesh, const SolverOptions& options,
+                                            const BoundaryGroups& boundaries);
+
+/// Right-hand side evaluations per step of an integrator (for DOF updates per second).
+int stages_per_step(dg::Integrator method);
+
+}  // namespace kempe::sim

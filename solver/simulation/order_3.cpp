@@ -1,5 +1,0 @@
-// The solvers of order 3 (simulation_impl.hpp says why one file per order).
-#include "solver/simulation_impl.hpp"
-
-template std::unique_ptr<kempe::sim::Simulation> kempe::sim::make_simulation_of_order<3>(
-    const kempe::Mesh&, const kempe::sim::SolverOptions&, const kempe::sim::BoundaryGroups&);
