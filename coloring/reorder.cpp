@@ -591,13 +591,16 @@ void apply_ordering(Mesh& m, FaceColoring& coloring, const Permutation& p) {
     ints.gather(m.face_input, face_old);  // composed with the earlier ordering
   bytes.give(swapped);
 
-  // Every other array of elements or faces moves with its row (areas, volumes, tags, types, ...).
-  m.for_each_array([&](const MeshArray& a, auto& v) {
-    using T = typename std::decay_t<decltype(v)>::value_type;
-    if constexpr (!std::is_same_v<T, std::string>)
-      if (a.kind == MeshArrayKind::plain && a.rows != MeshRows::nodes)
-        std::get<Spares<T>>(spares).gather(v, a.rows == MeshRows::elements ? element_old : face_old);
-  });
+  // Every other array of elements or faces moves with its row (areas, volumes, tags, types, ...). Faces first:
+  // the face-sized spares the normals left then serve face arrays before element arrays shrink them (in the
+  // other order color_renumber's reordering of Rect D takes 0.38 s instead of 0.33).
+  for (const MeshRows rows : {MeshRows::faces, MeshRows::elements})
+    m.for_each_array([&](const MeshArray& a, auto& v) {
+      using T = typename std::decay_t<decltype(v)>::value_type;
+      if constexpr (!std::is_same_v<T, std::string>)
+        if (a.kind == MeshArrayKind::plain && a.rows == rows)
+          std::get<Spares<T>>(spares).gather(v, rows == MeshRows::elements ? element_old : face_old);
+    });
   gather_csr(m.element_vertex_begin, m.element_vertices, element_old, ints);
   gather_csr(m.element_face_begin, m.element_faces, element_old, ints);
   for (index_t& f : m.element_faces) f = p.face_new[f];
