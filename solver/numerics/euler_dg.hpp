@@ -14,7 +14,6 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "base/registry.hpp"
