@@ -6,6 +6,8 @@
 
 #include "solver/output/files.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -15,6 +17,7 @@ namespace kempe::output {
 namespace {
 
 constexpr char magic[8] = {'K', 'E', 'M', 'P', 'E', 'C', 'K', 'P'};
+constexpr int max_checkpoint_order = 5;  // the orders the solver is built for
 constexpr std::uint64_t fnv_offset = 1469598103934665603ull, fnv_prime = 1099511628211ull;
 
 std::uint64_t fnv1a(const char* data, std::size_t size, std::uint64_t hash = fnv_offset) {
@@ -126,6 +129,11 @@ Checkpoint read_checkpoint(const std::string& path) {
     throw std::runtime_error(path + ": checkpoint format " + std::to_string(format) + ", this Kempe reads format " +
                              std::to_string(checkpoint_format));
   Reader r(bytes, body, path);
+  // A valid checksum says the file is as written, not that a writer wrote sense: every field is checked before a
+  // run uses it.
+  auto refuse = [&path](const std::string& what) -> void {
+    throw std::runtime_error(path + ": the checkpoint holds " + what);
+  };
   Checkpoint c;
   (void)r.get<std::uint32_t>();  // the format, checked above
   c.order = static_cast<int>(r.get<std::uint32_t>());
@@ -134,15 +142,35 @@ Checkpoint read_checkpoint(const std::string& path) {
   c.num_elements = static_cast<index_t>(r.get<std::int64_t>());
   c.time = r.get<double>();
   c.steps = r.get<std::int64_t>();
+  if (c.order < 0 || c.order > max_checkpoint_order) refuse("order " + std::to_string(c.order) + ", expected 0 to 5");
+  if (c.precision != "double" && c.precision != "float") refuse("an unknown precision (expected double or float)");
+  if (c.num_elements <= 0) refuse("an element count of " + std::to_string(c.num_elements) + ", expected a positive one");
+  if (!std::isfinite(c.time) || c.time < 0) refuse("the time " + std::to_string(c.time) + ", expected a finite time >= 0");
+  if (c.steps < 0) refuse("a step count of " + std::to_string(c.steps) + ", expected one >= 0");
   const auto outputs = r.get<std::uint64_t>();
   for (std::uint64_t i = 0; i < outputs; ++i) {
     const double time = r.get<double>();
-    c.outputs.emplace_back(time, r.get_string());
+    std::string file = r.get_string();
+    const std::string which = "output " + std::to_string(i + 1);
+    if (!std::isfinite(time) || time < 0 || time > c.time || (i > 0 && time < c.outputs.back().first))
+      refuse(which + " at time " + std::to_string(time) + ", expected increasing times from 0 to the checkpoint's");
+    // Outputs lie beside the checkpoint in the output folder: a plain file name, never a path out of it.
+    auto separator_or_control = [](char ch) { return ch == '/' || ch == '\\' || static_cast<unsigned char>(ch) < 0x20; };
+    const bool plain = !file.empty() && file.size() <= 255 && file != "." && file != ".." &&
+                       std::none_of(file.begin(), file.end(), separator_or_control);
+    if (!plain) refuse(which + " with a file name that is not a plain name in the output folder");
+    c.outputs.emplace_back(time, std::move(file));
   }
   const auto size = r.get<std::uint64_t>();
-  if (size * sizeof(double) != r.remaining()) throw std::runtime_error(path + ": the checkpoint is truncated");
+  if (size > r.remaining() / sizeof(double) || size * sizeof(double) != r.remaining())
+    throw std::runtime_error(path + ": the checkpoint is truncated");
   c.solution.resize(size);
   for (double& v : c.solution) v = r.get<double>();
+  // Per element a whole number of coefficients: 4 variables x the modes of one order.
+  const std::uint64_t modes = std::uint64_t(c.order + 1) * std::uint64_t(c.order + 2) / 2;
+  if (size != 4 * modes * std::uint64_t(c.num_elements))
+    refuse(std::to_string(size) + " coefficients, expected " + std::to_string(4 * modes * std::uint64_t(c.num_elements)) +
+           " (4 variables x " + std::to_string(modes) + " modes x " + std::to_string(c.num_elements) + " elements)");
   return c;
 }
 

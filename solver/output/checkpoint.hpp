@@ -33,8 +33,10 @@ std::uint64_t mesh_fingerprint(const Mesh& mesh);
 /// Writes through a temporary file and a rename (files.hpp); std::runtime_error naming the file when that fails.
 void write_checkpoint(const std::string& path, const Checkpoint& checkpoint);
 
-/// Reads and verifies (magic, format version, sizes, checksum). std::runtime_error naming the file and what is
-/// wrong: missing, not a checkpoint, another format version, truncated, checksum mismatch.
+/// Reads and verifies (magic, format version, sizes, checksum, then every field: order 0-5, precision, a finite
+/// time >= 0, output times in order up to it with plain file names, one order's coefficients per element).
+/// std::runtime_error naming the file and what is wrong: missing, not a checkpoint, another format version,
+/// truncated, checksum mismatch, or the field that makes no sense.
 Checkpoint read_checkpoint(const std::string& path);
 
 }  // namespace kempe::output

@@ -2,7 +2,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -46,7 +48,9 @@ TEST(Checkpoint, RoundTripKeepsEveryBit) {
   k.time = 0.1 + 0.2;  // not a short decimal
   k.steps = 1234567;
   k.outputs = {{0.0, "a_0000.vtu"}, {0.05, "a_0001.vtu"}};
-  k.solution = {1.0, -0.0, std::numeric_limits<double>::denorm_min(), 1e300, std::nextafter(1.0, 2.0)};
+  k.solution.assign(4 * 10 * 2, 0.5);  // 4 variables x 10 modes (order 3) x 2 elements
+  const double awkward[] = {1.0, -0.0, std::numeric_limits<double>::denorm_min(), 1e300, std::nextafter(1.0, 2.0)};
+  std::copy(std::begin(awkward), std::end(awkward), k.solution.begin());
   const std::string path = folder + "/a.kcheck";
   output::write_checkpoint(path, k);
   EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
@@ -84,6 +88,67 @@ TEST(Checkpoint, RoundTripKeepsEveryBit) {
   write_bytes(folder + "/short.kcheck", std::vector<char>(bytes.begin(), bytes.begin() + 10));
   EXPECT_THAT(message_of(folder + "/short.kcheck"), HasSubstr("short.kcheck: the checkpoint is truncated"));
   EXPECT_THROW(output::write_checkpoint(folder + "/no/such/folder/a.kcheck", k), std::runtime_error);
+}
+
+/// A checkpoint whose checksum is right but whose content is not (written by hand, by another tool, or by a
+/// bug) is refused naming the field, before a run uses it.
+TEST(Checkpoint, ContentThatMakesNoSenseIsRefused) {
+  const std::string folder = (std::filesystem::temp_directory_path() / "kempe_checkpoint_content").string();
+  std::filesystem::create_directories(folder);
+  output::Checkpoint good;
+  good.order = 1;
+  good.precision = "double";
+  good.num_elements = 3;
+  good.time = 0.5;
+  good.steps = 10;
+  good.outputs = {{0.0, "a_0000.vtu"}, {0.25, "a_0001.vtu"}};
+  good.solution.assign(4 * 3 * 3, 1.0);
+  auto message = [&](const output::Checkpoint& k) {
+    const std::string path = folder + "/k.kcheck";
+    output::write_checkpoint(path, k);
+    return message_of(path);
+  };
+  EXPECT_EQ(message(good), "no error");
+  output::Checkpoint k = good;
+  k.time = -1e308;
+  EXPECT_THAT(message(k), HasSubstr("k.kcheck: the checkpoint holds the time"));
+  k.time = std::nan("");
+  EXPECT_THAT(message(k), HasSubstr("expected a finite time >= 0"));
+  k = good;
+  k.outputs[1].second = "../../x.vtu";
+  EXPECT_THAT(message(k), HasSubstr("output 2 with a file name that is not a plain name in the output folder"));
+  k.outputs[1].second = "";
+  EXPECT_THAT(message(k), HasSubstr("output 2 with a file name"));
+  k = good;
+  k.outputs[1].first = 0.75;  // after the checkpoint's own time
+  EXPECT_THAT(message(k), HasSubstr("output 2 at time 0.75"));
+  k = good;
+  k.solution.pop_back();
+  EXPECT_THAT(message(k), HasSubstr("35 coefficients, expected 36 (4 variables x 3 modes x 3 elements)"));
+  k = good;
+  k.order = 9;
+  EXPECT_THAT(message(k), HasSubstr("order 9, expected 0 to 5"));
+  k = good;
+  k.precision = "half";
+  EXPECT_THAT(message(k), HasSubstr("unknown precision"));
+  k = good;
+  k.steps = -1;
+  EXPECT_THAT(message(k), HasSubstr("a step count of -1"));
+  k = good;
+  k.num_elements = 0;
+  EXPECT_THAT(message(k), HasSubstr("an element count of 0"));
+
+  // A coefficient count whose size in bytes wraps around 2^64 is truncation, not an allocation.
+  output::write_checkpoint(folder + "/k.kcheck", good);
+  std::vector<char> bytes = bytes_of(folder + "/k.kcheck");
+  const std::size_t count_at = bytes.size() - 8 - 36 * 8 - 8;
+  const std::uint64_t huge = (std::uint64_t(1) << 61) + 36;
+  std::memcpy(bytes.data() + count_at, &huge, 8);
+  std::uint64_t hash = 1469598103934665603ull;
+  for (std::size_t i = 0; i + 8 < bytes.size(); ++i) hash = (hash ^ static_cast<unsigned char>(bytes[i])) * 1099511628211ull;
+  std::memcpy(bytes.data() + bytes.size() - 8, &hash, 8);
+  write_bytes(folder + "/huge.kcheck", bytes);
+  EXPECT_THAT(message_of(folder + "/huge.kcheck"), HasSubstr("huge.kcheck: the checkpoint is truncated"));
 }
 
 TEST(Checkpoint, FingerprintTellsMeshesApart) {
