@@ -1,6 +1,7 @@
 #include "mesh/kmesh.hpp"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -100,7 +101,8 @@ class Reader {
   template <class T>
   std::vector<T> get(const std::string& name) {
     const Section& s = find(name);
-    if (s.kind != kind_of<T>() || s.bytes != s.count * sizeof(T)) fail("section '" + name + "' has the wrong type or size");
+    if (s.kind != kind_of<T>() || s.count > s.bytes / sizeof(T) || s.bytes != s.count * sizeof(T))
+      fail("section '" + name + "' has the wrong type or size");
     std::vector<T> v(s.count);
     if (s.bytes) std::memcpy(v.data(), s.data, s.bytes);
     return v;
@@ -258,26 +260,91 @@ Mesh read_kmesh(const std::string& path) {
              std::to_string(rows * std::size_t(a.width)) + " (" + (a.width > 1 ? std::to_string(a.width) + " " : "") +
              "per " + (a.rows == MeshRows::nodes ? "node" : a.rows == MeshRows::elements ? "element" : "face") + ")");
   });
-  for (ElementType t : m.element_type) require(static_cast<int>(t) < num_element_types, "unknown element type");
+  // Where a check names an index, the message says which array and which entry.
+  auto at = [](const char* array, std::size_t index, const std::string& what) {
+    return "section '" + std::string(array) + "' entry " + std::to_string(index) + ": " + what;
+  };
+  for (std::size_t e = 0; e < ne; ++e) {
+    const int type = static_cast<int>(m.element_type[e]);
+    if (!(type >= 0 && type < num_element_types)) r.fail(at("element_type", e, "unknown element type"));
+    if (!(element_infos[type].dim == m.dim))
+      r.fail(at("element_type", e, "an element of another dimension than the mesh"));
+  }
+  // The element-to-vertex and element-to-face tables: offsets from 0, each element with its type's counts.
+  require(ne == 0 || (m.element_vertex_begin[0] == 0 && m.element_face_begin[0] == 0),
+          "element offsets do not start at 0");
+  for (std::size_t e = 0; e < ne; ++e) {
+    const ElementInfo& info = element_info(m.element_type[e]);
+    if (!(std::int64_t(m.element_vertex_begin[e + 1]) - m.element_vertex_begin[e] == info.num_vertices))
+      r.fail(at("element_vertex_begin", e + 1, "not the element's vertex count past the one before"));
+    if (!(std::int64_t(m.element_face_begin[e + 1]) - m.element_face_begin[e] == info.num_faces))
+      r.fail(at("element_face_begin", e + 1, "not the element's face count past the one before"));
+  }
   require(m.element_vertex_begin.back() == static_cast<index_t>(m.element_vertices.size()) &&
               m.element_face_begin.back() == static_cast<index_t>(m.element_faces.size()),
           "element offsets do not match");
-  for (index_t v : m.element_vertices) require(v >= 0 && std::size_t(v) < nn, "element vertex out of range");
-  for (index_t f : m.element_faces) require(f >= 0 && std::size_t(f) < nf, "element face out of range");
+  for (std::size_t k = 0; k < m.element_vertices.size(); ++k)
+    if (!(m.element_vertices[k] >= 0 && std::size_t(m.element_vertices[k]) < nn))
+      r.fail(at("element_vertices", k, "vertex out of range"));
+  for (std::size_t k = 0; k < m.element_faces.size(); ++k)
+    if (!(m.element_faces[k] >= 0 && std::size_t(m.element_faces[k]) < nf))
+      r.fail(at("element_faces", k, "face out of range"));
+  // Each side of a face is the slot of its element that names the face, and each slot is a side of its face:
+  // the face and element tables describe one mesh.
+  auto side_is_slot = [&](index_t e, std::int8_t local, std::size_t f) {
+    return local >= 0 && local < element_info(m.element_type[e]).num_faces &&
+           std::size_t(m.element_faces[m.element_face_begin[e] + local]) == f;
+  };
   for (std::size_t f = 0; f < nf; ++f) {
-    require(m.face_left[f] >= 0 && std::size_t(m.face_left[f]) < ne, "face left element out of range");
-    require(m.face_right[f] == no_element || (m.face_right[f] >= 0 && std::size_t(m.face_right[f]) < ne),
-            "face right element out of range");
-    require(m.face_boundary[f] == no_boundary ||
-                (m.face_boundary[f] >= 0 && std::size_t(m.face_boundary[f]) < m.boundary_names.size()),
-            "boundary tag out of range");
+    const index_t l = m.face_left[f], r_ = m.face_right[f];
+    if (!(l >= 0 && std::size_t(l) < ne)) r.fail(at("face_left", f, "element out of range"));
+    if (!(r_ == no_element || (r_ >= 0 && std::size_t(r_) < ne))) r.fail(at("face_right", f, "element out of range"));
+    if (!(side_is_slot(l, m.face_left_local[f], f)))
+      r.fail(at("face_left_local", f, "not the left element's slot of this face"));
+    if (!(r_ == no_element ? m.face_right_local[f] == -1 : side_is_slot(r_, m.face_right_local[f], f)))
+      r.fail(at("face_right_local", f, "not the right element's slot of this face"));
+    if (!(m.face_boundary[f] == no_boundary ||
+          (m.face_boundary[f] >= 0 && std::size_t(m.face_boundary[f]) < m.boundary_names.size())))
+      r.fail(at("face_boundary", f, "boundary tag out of range"));
+    const FaceDef& def = element_info(m.element_type[l]).faces[m.face_left_local[f]];
+    if (!(m.face_num_vertices[f] == def.num_vertices))
+      r.fail(at("face_num_vertices", f, "not the left element's face size"));
+    for (int k = 0; k < max_face_vertices; ++k) {
+      const index_t v = m.face_vertices[f * max_face_vertices + k];
+      if (!(k < def.num_vertices ? v >= 0 && std::size_t(v) < nn : v == -1))
+        r.fail(at("face_vertices", f * max_face_vertices + k, "vertex out of range"));
+    }
+    if (!(std::isfinite(m.face_area[f]) && m.face_area[f] > 0)) r.fail(at("face_area", f, "not a positive number"));
+    if (!(std::isfinite(m.normal_x[f]) && std::isfinite(m.normal_y[f]) && std::isfinite(m.normal_z[f])))
+      r.fail(at(!std::isfinite(m.normal_x[f])   ? "normal_x"
+                : !std::isfinite(m.normal_y[f]) ? "normal_y"
+                                                : "normal_z",
+                f, "a normal that is not finite"));
   }
+  for (std::size_t e = 0; e < ne; ++e)
+    for (index_t k = m.element_face_begin[e]; k < m.element_face_begin[e + 1]; ++k) {
+      const std::size_t f = std::size_t(m.element_faces[k]);
+      const auto local = static_cast<std::int8_t>(k - m.element_face_begin[e]);
+      if (!((std::size_t(m.face_left[f]) == e && m.face_left_local[f] == local) ||
+            (std::size_t(m.face_right[f]) == e && m.face_right_local[f] == local)))
+        r.fail(at("element_faces", std::size_t(k), "a face that does not have this element on that side"));
+    }
+  // Geometry: finite coordinates, positive volumes.
+  for (std::size_t v = 0; v < nn; ++v)
+    if (!(std::isfinite(m.x[v]) && std::isfinite(m.y[v]) && std::isfinite(m.z[v])))
+      r.fail(at(!std::isfinite(m.x[v])   ? "x"
+                : !std::isfinite(m.y[v]) ? "y"
+                                         : "z",
+                v, "a coordinate that is not finite"));
+  for (std::size_t e = 0; e < ne; ++e)
+    if (!(std::isfinite(m.volume[e]) && m.volume[e] > 0 && std::isfinite(m.centroid_x[e]) &&
+          std::isfinite(m.centroid_y[e]) && std::isfinite(m.centroid_z[e])))
+      r.fail(at("volume", e, "not a positive volume with a finite centroid"));
   // Colors: face_color alone (a coloring), or with color_begin (faces reordered into contiguous color ranges).
-  for (std::int8_t c : m.face_color) require(c >= 0, "face color out of range");
+  for (std::int8_t c : m.face_color) require(c >= 0 && c < 64, "face color out of range");
   if (!m.color_begin.empty()) {
     require(!m.face_color.empty(), "section 'color_begin' without section 'face_color'");
-    require(m.color_begin.size() >= 2 && m.color_begin.front() == 0 &&
-                m.color_begin.back() == static_cast<index_t>(nf),
+    require(m.color_begin.size() >= 2 && m.color_begin.front() == 0 && m.color_begin.back() == static_cast<index_t>(nf),
             "section 'color_begin' does not cover the faces");
     const std::size_t colors = m.color_begin.size() - 1;
     for (std::size_t c = 0; c < colors; ++c) {
@@ -286,6 +353,16 @@ Mesh read_kmesh(const std::string& path) {
       for (index_t f = m.color_begin[c]; f < m.color_begin[c + 1]; ++f)
         require(std::size_t(m.face_color[f]) == c, "face colors do not match section 'color_begin'");
     }
+  }
+  if (!m.face_color.empty()) {  // colors keep every launch race-free: no element has two faces of one color
+    std::vector<std::uint64_t> seen(ne, 0);
+    for (std::size_t f = 0; f < nf; ++f)
+      for (const index_t e : {m.face_left[f], m.face_right[f]}) {
+        if (e == no_element) continue;
+        const std::uint64_t bit = std::uint64_t(1) << m.face_color[f];
+        if (seen[e] & bit) r.fail(at("face_color", f, "the color of another face of element " + std::to_string(e)));
+        seen[e] |= bit;
+      }
   }
   // Input numberings: permutations of the elements and of the faces.
   auto require_permutation = [&](const std::vector<index_t>& p, std::size_t n, const char* bijection_message) {
