@@ -56,6 +56,14 @@ class KmeshTest : public ::testing::Test {
     }
     return "no error";
   }
+  /// The read error of `good` changed by change(mesh) and written as it is.
+  template <class Change>
+  std::string error_after(const Mesh& good, Change change) {
+    Mesh m = good;
+    change(m);
+    write_kmesh(m, path("bad.kmesh"));
+    return read_error(path("bad.kmesh"));
+  }
 
   fs::path dir_;
 };
@@ -151,10 +159,7 @@ TEST_F(KmeshTest, TablesThatDisagreeAreRefusedByName) {
   const Mesh good = build_mesh(square_grid(3, true));
   auto error_with = [&](const char* what, auto change) {
     SCOPED_TRACE(what);
-    Mesh m = good;
-    change(m);
-    write_kmesh(m, path("bad.kmesh"));
-    return read_error(path("bad.kmesh"));
+    return error_after(good, change);
   };
   EXPECT_EQ(error_with("nothing", [](Mesh&) {}), "no error");
   EXPECT_THAT(error_with("offset", [](Mesh& m) { m.element_face_begin[1] = 2; }),
@@ -209,10 +214,7 @@ TEST_F(KmeshTest, BadOptionalSections) {
   apply_ordering(good, coloring, find_ordering("hilbert").compute(good, coloring));
   auto error_with = [&](const char* what, auto change) {
     SCOPED_TRACE(what);
-    Mesh m = good;
-    change(m);
-    write_kmesh(m, path("bad.kmesh"));
-    return read_error(path("bad.kmesh"));
+    return error_after(good, change);
   };
   EXPECT_THAT(error_with("short colors", [](Mesh& m) { m.face_color.pop_back(); }),
               AllOf(HasSubstr("bad.kmesh"), HasSubstr("face_color")));
