@@ -11,6 +11,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "base/files.hpp"
+
 namespace kempe {
 namespace {
 
@@ -193,6 +195,7 @@ void write_kmesh(const Mesh& m, const std::string& path) {
 }
 
 Mesh read_kmesh(const std::string& path) {
+  if (const std::string why = not_an_input_file(path); why != "" && why != "no such file") throw MeshError(path + ": " + why);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw MeshError(path + ": cannot open (" + std::strerror(errno) + ")");
   in.seekg(0, std::ios::end);

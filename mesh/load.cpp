@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "base/files.hpp"
 #include "mesh/kmesh.hpp"
 #if KEMPE_HAVE_GMSH
 #include "mesh/gmsh_io.hpp"
@@ -29,6 +30,8 @@ Mesh load_mesh(const std::string& path, const LoadOptions& options) {
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
   const std::string ext = mesh_extension(path);
+  if (ext == ".kmesh" || ext == ".msh" || ext == ".geo")
+    if (const std::string why = not_an_input_file(path); !why.empty()) throw MeshError(path + ": " + why);
   if (ext == ".kmesh") {
     Mesh mesh = read_kmesh(path);
     mesh.report.read_seconds = std::chrono::duration<double>(clock::now() - t0).count();

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "base/files.hpp"
 #include "base/registry.hpp"
 #include "solver/case/case_schema.hpp"
 
@@ -221,6 +222,8 @@ CaseFile CaseFile::parse(const std::string& yaml, const std::string& name, const
 }
 
 CaseFile CaseFile::load(const std::string& path, const std::vector<std::string>& overrides) {
+  if (const std::string why = not_an_input_file(path); why != "" && why != "no such file")
+    throw std::invalid_argument(path + ": cannot read the case file: " + why);
   std::ifstream in(path);
   if (!in) throw std::invalid_argument(path + ": cannot open the case file");
   std::stringstream text;

@@ -228,4 +228,39 @@ std::function<void(double, double, double*)> initial_state(const CaseFile& c) {
   return [f, gamma](double x, double y, double* u) { bc::function_state(f, x, y, 0.0, gamma, u); };
 }
 
+/// The case's times at which output is due after the start: every output.interval, and the end time.
+std::vector<double> output_times(const CaseFile& c) {
+  const double end = c.real("time.end"), interval = c.real("output.interval");
+  std::vector<double> times;
+  if (c.has("output.times")) {
+    if (interval > 0)
+      throw std::invalid_argument(c.source() + ": output: give output.times or output.interval, not both");
+    times = c.real_list("output.times");
+    if (times.size() > std::size_t(max_outputs))
+      throw std::invalid_argument(c.source() + ": output.times: more than " + std::to_string(max_outputs) + " times");
+    for (std::size_t i = 0; i < times.size(); ++i)
+      if (times[i] <= 0 || times[i] > end || (i > 0 && times[i] <= times[i - 1]))
+      {
+        char message[160];
+        std::snprintf(message, sizeof message, ": output.times: expected increasing times in (0, time.end = %g], got %g at position %zu",
+                      end, times[i], i + 1);
+        throw std::invalid_argument(c.source() + message);
+      }
+    if (times.back() < end) times.push_back(end);
+    return times;
+  }
+  if (interval > 0) {
+    if (end / interval > double(max_outputs)) {
+      char message[200];
+      std::snprintf(message, sizeof message,
+                    ": output.interval %g over time.end %g asks for %.3g outputs; at most %d are written (raise "
+                    "output.interval)", interval, end, end / interval, max_outputs);
+      throw std::invalid_argument(c.source() + message);
+    }
+    for (long k = 1; double(k) * interval < end * (1 - 1e-12); ++k) times.push_back(double(k) * interval);
+  }
+  times.push_back(end);
+  return times;
+}
+
 }  // namespace kempe::cases

@@ -43,4 +43,12 @@ BoundaryTable boundary_table(const CaseFile& c, const Mesh& mesh);
 /// The initial state: state(x, y, out) writes the conserved variables (a named function at t = 0, or uniform).
 std::function<void(double, double, double*)> initial_state(const CaseFile& c);
 
+/// The most output times a case may ask for (each is a file).
+inline constexpr int max_outputs = 100000;
+
+/// The case's times at which output is due after the start: every output.interval (or the list output.times)
+/// and the end time. std::invalid_argument naming the key for times out of order or past time.end, for both
+/// keys at once, and for more than max_outputs outputs.
+std::vector<double> output_times(const CaseFile& c);
+
 }  // namespace kempe::cases

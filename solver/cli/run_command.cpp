@@ -154,31 +154,6 @@ std::string output_folder(const RunOptions& o, const cases::CaseFile& c, const s
   return dir;
 }
 
-/// The case's times at which output is due after the start: every output.interval, and the end time.
-std::vector<double> output_times(const cases::CaseFile& c) {
-  const double end = c.real("time.end"), interval = c.real("output.interval");
-  std::vector<double> times;
-  if (c.has("output.times")) {
-    if (interval > 0)
-      throw std::invalid_argument(c.source() + ": output: give output.times or output.interval, not both");
-    times = c.real_list("output.times");
-    for (std::size_t i = 0; i < times.size(); ++i)
-      if (times[i] <= 0 || times[i] > end || (i > 0 && times[i] <= times[i - 1]))
-      {
-        char message[160];
-        std::snprintf(message, sizeof message, ": output.times: expected increasing times in (0, time.end = %g], got %g at position %zu",
-                      end, times[i], i + 1);
-        throw std::invalid_argument(c.source() + message);
-      }
-    if (times.back() < end) times.push_back(end);
-    return times;
-  }
-  if (interval > 0)
-    for (long k = 1; double(k) * interval < end * (1 - 1e-12); ++k) times.push_back(double(k) * interval);
-  times.push_back(end);
-  return times;
-}
-
 sim::SolverOptions solver_options(const cases::CaseFile& c) {
   sim::SolverOptions s;
   s.order = static_cast<int>(c.integer("solver.order"));
@@ -299,7 +274,7 @@ class CaseRun {
     int chunk = 1;  // steps between progress updates, grown so that each chunk takes about 0.1 s
     const StopSignals signals;
     const Clock::time_point solve_start = Clock::now();
-    for (const double wanted : output_times(c_)) {
+    for (const double wanted : cases::output_times(c_)) {
       // Times as the solver's clock holds them: a float solver lands on float(t), which may lie below t.
       const double next = simulation_->solver_time(wanted);
       if (next <= simulation_->time()) continue;  // written before the checkpoint we resumed from

@@ -4,6 +4,7 @@
 // A string is a u64 length and its bytes.
 #include "solver/output/checkpoint.hpp"
 
+#include "base/files.hpp"
 #include "solver/output/files.hpp"
 
 #include <algorithm>
@@ -110,6 +111,8 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
 }
 
 Checkpoint read_checkpoint(const std::string& path) {
+  if (const std::string why = not_an_input_file(path); why != "" && why != "no such file")
+    throw std::runtime_error(path + ": cannot read the checkpoint: " + why);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot open the checkpoint (no such file?)");
   const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

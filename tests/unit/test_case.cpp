@@ -1,8 +1,11 @@
 // Case files against the schema: a valid case with its defaults and overrides, and every kind of bad input with
 // its message (file, line and column, the key, what was expected, "did you mean").
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -155,6 +158,28 @@ TEST(CaseFile, BrokenYamlAndMissingFilesAreClearErrors) {
   EXPECT_EQ(error_of("solver:\n  order: [1, 2\n"), "case.yaml:3:1: not valid YAML: end of sequence flow not found");
   EXPECT_EQ(error_of("- a\n- b\n"), "case.yaml: expected a map of sections (mesh, physics, initial, ...) at the top");
   EXPECT_EQ(message_of([] { CaseFile::load("/nonexistent/case.yaml"); }), "/nonexistent/case.yaml: cannot open the case file");
+  // A FIFO would block the reader forever, a directory is no file: both are refused before anything opens them.
+  const std::string fifo = (std::filesystem::temp_directory_path() / "kempe_case_fifo.yaml").string();
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(message_of([&] { CaseFile::load(fifo); }),
+            fifo + ": cannot read the case file: not a regular file (a FIFO, socket or device)");
+  std::filesystem::remove(fifo);
+  const std::string folder = std::filesystem::temp_directory_path().string();
+  EXPECT_EQ(message_of([&] { CaseFile::load(folder); }), folder + ": cannot read the case file: a directory, not a file");
+}
+
+/// Output times: every interval and the end, in order, and never more than max_outputs of them.
+TEST(CaseSetup, OutputTimes) {
+  EXPECT_EQ(output_times(CaseFile::parse(valid, "dmr.yaml", {"output.interval=0.05"})),
+            (std::vector<double>{0.05, 0.1, 0.15000000000000002, 0.2}));
+  EXPECT_EQ(output_times(CaseFile::parse(valid, "dmr.yaml", {"output.times=[0.1, 0.15]"})),
+            (std::vector<double>{0.1, 0.15, 0.2}));
+  EXPECT_EQ(message_of([] { output_times(CaseFile::parse(valid, "dmr.yaml", {"time.end=1e6", "output.interval=1e-5"})); }),
+            "dmr.yaml: output.interval 1e-05 over time.end 1e+06 asks for 1e+11 outputs; at most 100000 are written "
+            "(raise output.interval)");
+  EXPECT_THAT(message_of([] { output_times(CaseFile::parse(valid, "dmr.yaml", {"output.times=[0.1, 0.05]"})); }),
+              ::testing::HasSubstr("output.times: expected increasing times"));
 }
 
 /// The valid case with an inflow group, for the set-up tests.

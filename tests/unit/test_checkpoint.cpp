@@ -1,6 +1,7 @@
 // Checkpoint files: a round trip keeps every bit, and every kind of bad file is refused with its name and why.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cmath>
@@ -88,6 +89,10 @@ TEST(Checkpoint, RoundTripKeepsEveryBit) {
   write_bytes(folder + "/short.kcheck", std::vector<char>(bytes.begin(), bytes.begin() + 10));
   EXPECT_THAT(message_of(folder + "/short.kcheck"), HasSubstr("short.kcheck: the checkpoint is truncated"));
   EXPECT_THROW(output::write_checkpoint(folder + "/no/such/folder/a.kcheck", k), std::runtime_error);
+  // A FIFO would block the reader forever: refused before it is opened.
+  std::filesystem::remove(folder + "/pipe.kcheck");
+  ASSERT_EQ(mkfifo((folder + "/pipe.kcheck").c_str(), 0600), 0);
+  EXPECT_THAT(message_of(folder + "/pipe.kcheck"), HasSubstr("pipe.kcheck: cannot read the checkpoint: not a regular file"));
 }
 
 /// A checkpoint whose checksum is right but whose content is not (written by hand, by another tool, or by a

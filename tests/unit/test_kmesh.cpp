@@ -1,6 +1,7 @@
 // The native .kmesh format: bit-exact round trip, and clear failures for every kind of bad file.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cmath>
@@ -297,6 +298,20 @@ TEST_F(KmeshTest, UnknownExtension) {
   } catch (const MeshError& e) {
     EXPECT_THAT(e.what(), AllOf(HasSubstr("mesh.stl"), HasSubstr(".kmesh")));
   }
+}
+
+/// A FIFO (or a device) named as a mesh would block the reader forever: it is refused before anything opens it.
+TEST_F(KmeshTest, AFifoIsNoMeshFile) {
+  for (const char* name : {"pipe.kmesh", "pipe.msh"}) {
+    ASSERT_EQ(mkfifo(path(name).c_str(), 0600), 0);
+    try {
+      load_mesh(path(name));
+      ADD_FAILURE() << "expected an error for " << name;
+    } catch (const MeshError& e) {
+      EXPECT_EQ(std::string(e.what()), path(name) + ": not a regular file (a FIFO, socket or device)");
+    }
+  }
+  EXPECT_EQ(read_error(dir_.string()), dir_.string() + ": a directory, not a file");
 }
 
 }  // namespace
