@@ -267,6 +267,12 @@ Mesh read_kmesh(const std::string& path) {
   auto at = [](const char* array, std::size_t index, const std::string& what) {
     return "section '" + std::string(array) + "' entry " + std::to_string(index) + ": " + what;
   };
+  // Every real number finite: coordinates, volumes, centroids, areas, normals.
+  m.for_each_array([&](const MeshArray& a, const auto& v) {
+    if constexpr (std::is_same_v<typename std::decay_t<decltype(v)>::value_type, double>)
+      for (std::size_t i = 0; i < v.size(); ++i)
+        if (!std::isfinite(v[i])) r.fail(at(a.name, i, "a number that is not finite"));
+  });
   for (std::size_t e = 0; e < ne; ++e) {
     const int type = static_cast<int>(m.element_type[e]);
     if (!(type >= 0 && type < num_element_types)) r.fail(at("element_type", e, "unknown element type"));
@@ -317,12 +323,7 @@ Mesh read_kmesh(const std::string& path) {
       if (!(k < def.num_vertices ? v >= 0 && std::size_t(v) < nn : v == -1))
         r.fail(at("face_vertices", f * max_face_vertices + k, "vertex out of range"));
     }
-    if (!(std::isfinite(m.face_area[f]) && m.face_area[f] > 0)) r.fail(at("face_area", f, "not a positive number"));
-    if (!(std::isfinite(m.normal_x[f]) && std::isfinite(m.normal_y[f]) && std::isfinite(m.normal_z[f])))
-      r.fail(at(!std::isfinite(m.normal_x[f])   ? "normal_x"
-                : !std::isfinite(m.normal_y[f]) ? "normal_y"
-                                                : "normal_z",
-                f, "a normal that is not finite"));
+    if (!(m.face_area[f] > 0)) r.fail(at("face_area", f, "not a positive number"));
   }
   for (std::size_t e = 0; e < ne; ++e)
     for (index_t k = m.element_face_begin[e]; k < m.element_face_begin[e + 1]; ++k) {
@@ -332,17 +333,8 @@ Mesh read_kmesh(const std::string& path) {
             (std::size_t(m.face_right[f]) == e && m.face_right_local[f] == local)))
         r.fail(at("element_faces", std::size_t(k), "a face that does not have this element on that side"));
     }
-  // Geometry: finite coordinates, positive volumes.
-  for (std::size_t v = 0; v < nn; ++v)
-    if (!(std::isfinite(m.x[v]) && std::isfinite(m.y[v]) && std::isfinite(m.z[v])))
-      r.fail(at(!std::isfinite(m.x[v])   ? "x"
-                : !std::isfinite(m.y[v]) ? "y"
-                                         : "z",
-                v, "a coordinate that is not finite"));
   for (std::size_t e = 0; e < ne; ++e)
-    if (!(std::isfinite(m.volume[e]) && m.volume[e] > 0 && std::isfinite(m.centroid_x[e]) &&
-          std::isfinite(m.centroid_y[e]) && std::isfinite(m.centroid_z[e])))
-      r.fail(at("volume", e, "not a positive volume with a finite centroid"));
+    if (!(m.volume[e] > 0)) r.fail(at("volume", e, "not a positive volume"));
   // Colors: face_color alone (a coloring), or with color_begin (faces reordered into contiguous color ranges).
   for (std::int8_t c : m.face_color) require(c >= 0 && c < 64, "face color out of range");
   if (!m.color_begin.empty()) {

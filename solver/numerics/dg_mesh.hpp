@@ -5,6 +5,7 @@
 // built elsewhere (on the device, after an adaptation) can be handed to the same kernels.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>

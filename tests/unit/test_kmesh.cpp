@@ -181,10 +181,10 @@ TEST_F(KmeshTest, TablesThatDisagreeAreRefusedByName) {
   EXPECT_THAT(error_with("element type", [](Mesh& m) { m.element_type[0] = ElementType::tetrahedron; }),
               HasSubstr("an element of another dimension than the mesh"));
   EXPECT_THAT(error_with("coordinate", [](Mesh& m) { m.y[3] = std::nan(""); }),
-              HasSubstr("section 'y' entry 3: a coordinate that is not finite"));
+              HasSubstr("section 'y' entry 3: a number that is not finite"));
   EXPECT_THAT(error_with("volume", [](Mesh& m) { m.volume[5] = 0; }), HasSubstr("section 'volume' entry 5"));
   EXPECT_THAT(error_with("normal", [](Mesh& m) { m.normal_y[4] = HUGE_VAL; }),
-              HasSubstr("section 'normal_y' entry 4: a normal"));
+              HasSubstr("section 'normal_y' entry 4: a number that is not finite"));
   EXPECT_THAT(error_with("length", [](Mesh& m) { m.face_area.pop_back(); }),
               HasSubstr("section 'face_area' has " + std::to_string(good.num_faces() - 1) + " entries, expected " +
                         std::to_string(good.num_faces())));
