@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <new>
+#include <stdexcept>
 #include <numbers>
 #include <numeric>
 #include <sstream>
@@ -137,6 +139,12 @@ void gmsh_call(const std::string& source, const std::string& hint, F&& f) {
     if (const std::string logged = logged_error(); !logged.empty() && logged.find(what) == std::string::npos)
       message = logged + "; " + what;
     throw MeshError(source + ": Gmsh: " + message + (hint.empty() ? "" : " (" + hint + ")"));
+  } catch (const std::bad_alloc&) {
+    throw MeshError(source + ": Gmsh ran out of memory: a count in the file is larger than the file holds (" +
+                    (hint.empty() ? std::string("the file is damaged") : hint) + ")");
+  } catch (const std::length_error&) {
+    throw MeshError(source + ": a count in the file is impossibly large (" +
+                    (hint.empty() ? std::string("the file is damaged") : hint) + ")");
   } catch (const std::exception& e) {
     throw MeshError(source + ": Gmsh: " + e.what());
   }
@@ -313,24 +321,6 @@ int first_byte(const std::string& path) {
   return in.get();
 }
 
-/// For an MSH file Gmsh could not read: the section it ends in, when it ends inside one (a truncated file).
-/// Sections are "$Name" ... "$EndName" lines; binary data between them is skipped line by line.
-std::string msh_damage(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string line, open;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] != '$') continue;
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-    if (line.rfind("$End", 0) == 0) {
-      if (line.substr(4) == open) open.clear();
-    } else if (open.empty()) {
-      open = line.substr(1);
-    }
-  }
-  if (open.empty()) return {};
-  return "the file ends inside its $" + open + " section (there is no $End" + open + "): it is truncated";
-}
-
 /// The element count that the $Elements section of an MSH 2 ASCII file declares, or -1 for other files.
 /// Gmsh 4.8 skips the elements of such a file whose type it cannot build (polygons, polyhedra, ...) without
 /// a word; comparing the counts turns that silent loss into an error.
@@ -410,7 +400,23 @@ int add_physical(int dim, const std::vector<int>& tags, const std::string& name)
 
 }  // namespace
 
-RawMesh read_gmsh(const std::string& path, const GmshReadOptions& options) {
+std::string msh_truncation(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string line, open;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] != '$') continue;
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (line.rfind("$End", 0) == 0) {
+      if (line.substr(4) == open) open.clear();
+    } else if (open.empty()) {
+      open = line.substr(1);
+    }
+  }
+  if (open.empty()) return {};
+  return "the file ends inside its $" + open + " section (there is no $End" + open + "): it is truncated";
+}
+
+RawMesh read_gmsh_in_this_process(const std::string& path, const GmshReadOptions& options) {
   check_readable(path);
   std::string extension = std::filesystem::path(path).extension().string();
   std::transform(extension.begin(), extension.end(), extension.begin(),
@@ -436,7 +442,7 @@ RawMesh read_gmsh(const std::string& path, const GmshReadOptions& options) {
     if (!msh_content) throw;
     // Replace the generic hint with what is known to be wrong.
     std::string message = e.what();
-    std::string specific = msh_damage(path);
+    std::string specific = msh_truncation(path);
     if (specific.empty() &&
         (message.find("Wrong node index") != std::string::npos || message.find("Unknown node") != std::string::npos))
       specific = "an element references a node that the $Nodes section does not define (dangling node reference)";

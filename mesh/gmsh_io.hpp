@@ -20,7 +20,24 @@ struct GmshReadOptions {
 /// Reads a .msh or .geo file (meshing a .geo on the fly) into a raw mesh. Throws MeshError naming the file for
 /// a missing, truncated or corrupt file, an unsupported element type or a mesh with no 2D/3D elements.
 /// Nodes come in the order of their tags. Elements of order > 1 are read by their vertices, with a warning.
+///
+/// Gmsh reads the file in a child process, the program kempe-gmsh-reader (mesh/gmsh_reader_main.cpp): Gmsh 4.8
+/// crashes on some damaged files (a node tag beyond 2^31, a $Nodes block longer than its header, an odd tag
+/// count in MSH 2, an exception escaping its OpenMP regions), and a crash there becomes a MeshError here that
+/// names the file and the signal. The child may use at most this machine's physical memory.
 RawMesh read_gmsh(const std::string& path, const GmshReadOptions& options = {});
+
+/// What read_gmsh does, in this process: for kempe-gmsh-reader only (a damaged file can crash the process).
+RawMesh read_gmsh_in_this_process(const std::string& path, const GmshReadOptions& options = {});
+
+/// For an MSH file: the section it ends in, when it ends inside one ("the file ends inside its $Nodes section
+/// (there is no $EndNodes): it is truncated"), or an empty string. Sections are "$Name" ... "$EndName" lines;
+/// binary data between them is skipped line by line.
+std::string msh_truncation(const std::string& path);
+
+/// Where read_gmsh finds kempe-gmsh-reader: $KEMPE_GMSH_READER when set, else next to the running program, else
+/// where the build put it.
+std::string gmsh_reader_program();
 
 /// Writes a mesh as .msh (format 4.1 or 2.2, ASCII or binary) with its boundary groups as physical groups.
 void write_msh(const Mesh& mesh, const std::string& path, double format_version = 4.1, bool binary = false);

@@ -283,10 +283,10 @@ Mesh read_kmesh(const std::string& path) {
   require(ne == 0 || (m.element_vertex_begin[0] == 0 && m.element_face_begin[0] == 0),
           "element offsets do not start at 0");
   for (std::size_t e = 0; e < ne; ++e) {
-    const ElementInfo& info = element_info(m.element_type[e]);
-    if (!(std::int64_t(m.element_vertex_begin[e + 1]) - m.element_vertex_begin[e] == info.num_vertices))
+    const ElementInfo& type = element_info(m.element_type[e]);
+    if (!(std::int64_t(m.element_vertex_begin[e + 1]) - m.element_vertex_begin[e] == type.num_vertices))
       r.fail(at("element_vertex_begin", e + 1, "not the element's vertex count past the one before"));
-    if (!(std::int64_t(m.element_face_begin[e + 1]) - m.element_face_begin[e] == info.num_faces))
+    if (!(std::int64_t(m.element_face_begin[e + 1]) - m.element_face_begin[e] == type.num_faces))
       r.fail(at("element_face_begin", e + 1, "not the element's face count past the one before"));
   }
   require(m.element_vertex_begin.back() == static_cast<index_t>(m.element_vertices.size()) &&

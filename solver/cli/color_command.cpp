@@ -86,7 +86,7 @@ void run_color(const ColorOptions& o) {
     j["hard_conflicts"] = coloring.hard_conflicts;
     j["fallback_faces"] = coloring.fallback_faces;
     j["by_vertices"] = coloring.by_vertices;
-    std::cout << j.dump(2) << "\n";
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return;
   }
   std::ostringstream classes;

@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <new>
 
+#include "base/text.hpp"
 #include "kernels/backend.hpp"
 #include "mesh/load.hpp"
 #include "solver/cli/commands.hpp"
@@ -32,9 +34,14 @@ int main(int argc, char** argv) {
   } catch (const kempe::cli::ExitRequest& request) {
     std::fflush(stdout);
     return request.code;
+  } catch (const std::bad_alloc&) {
+    // Readers check every count against their file's size first; this is a mesh or run too large for memory.
+    std::fflush(stdout);
+    std::cerr << "kempe: error: out of memory: the mesh, order or output is too large for this machine\n";
+    return 1;
   } catch (const std::exception& e) {
     std::fflush(stdout);
-    std::cerr << "kempe: error: " << e.what() << "\n";
+    std::cerr << "kempe: error: " << kempe::shown_message(e.what()) << "\n";
     return 1;
   }
   return 0;

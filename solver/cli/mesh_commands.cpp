@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "base/text.hpp"
 #include "mesh/kmesh.hpp"
 #include "mesh/load.hpp"
 #include "mesh/report.hpp"
@@ -69,7 +70,7 @@ void print_summary(const MeshSummary& s, double seconds, std::ostream& out) {
     out << std::left << key;
     return out;
   };
-  out << "mesh " << s.source << "\n";
+  out << "mesh " << escaped(s.source) << "\n";
   row("dimension") << s.dim << (s.dim == 2 ? (s.space_dim == 2 ? " (planar)" : " (surface in 3D)") : "") << "\n";
   row("elements") << grouped(s.elements) << " (";
   for (std::size_t i = 0; i < s.element_types.size(); ++i)
@@ -81,7 +82,7 @@ void print_summary(const MeshSummary& s, double seconds, std::ostream& out) {
   if (!s.boundary_by_tag.empty()) {
     row("boundary faces by tag");
     for (std::size_t i = 0; i < s.boundary_by_tag.size(); ++i)
-      out << (i ? ", " : "") << s.boundary_by_tag[i].first << " " << grouped(s.boundary_by_tag[i].second);
+      out << (i ? ", " : "") << escaped(s.boundary_by_tag[i].first) << " " << grouped(s.boundary_by_tag[i].second);
     out << "\n";
   }
   row("max faces per element") << s.max_faces_per_element << " (the fewest colors a face coloring can use)\n";
@@ -91,7 +92,7 @@ void print_summary(const MeshSummary& s, double seconds, std::ostream& out) {
   row("flipped elements") << grouped(s.report.flipped_elements) << " (mirrored to positive orientation)\n";
   row("time") << seconds << " s (read " << s.report.read_seconds << " s, connectivity and geometry "
               << s.report.build_seconds << " s)\n";
-  for (const auto& w : s.report.warnings) out << "warning: " << w << "\n";
+  for (const auto& w : s.report.warnings) out << "warning: " << shown_message(w) << "\n";
 }
 
 struct InfoOptions {
@@ -125,7 +126,7 @@ void run_info(const InfoOptions& o) {
   const Mesh mesh = load_mesh(o.mesh, lo);
   const double seconds = seconds_since(t0);
   const MeshSummary s = summarize(mesh);
-  if (o.json) std::cout << summary_json(s, seconds).dump(2) << "\n";
+  if (o.json) std::cout << summary_json(s, seconds).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   else print_summary(s, seconds, std::cout);
 }
 
@@ -195,7 +196,7 @@ void run_generate(const GenerateOptions& o) {
     auto j = summary_json(s, seconds_since(t0));
     j["mesh"] = o.out;
     j["generate_seconds"] = generate_seconds;
-    std::cout << j.dump(2) << "\n";
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     std::cout << "wrote " << o.out << ": " << grouped(s.elements) << " elements (";
     for (std::size_t i = 0; i < s.element_types.size(); ++i)

@@ -111,6 +111,20 @@ expect_fail "bad preset" "preset" "$kempe" mesh generate rect --preset Z --out "
 expect_fail "no element count" "--elements" "$kempe" mesh generate rect --out "$work/x.msh"
 expect_fail "bad output extension" "--out must end in .msh or .kmesh" "$kempe" mesh generate rect -n 10 --out "$work/x.vtu"
 
+# Whatever a file holds, a message is one line of at most 480 bytes of printable text, and --json stays valid.
+head -c 2000000 /dev/zero | tr '\0' 'x' >"$work/xxx.geo"
+out=$("$kempe" mesh info "$work/xxx.geo" 2>&1)
+check "a huge quoted line is cut to one short message" test "${#out}" -le 520
+check "the cut message still names the file" contains "$out" "xxx.geo"
+printf '$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n1\n1 1 "b\300d\033[2J"\n$EndPhysicalNames\n$Nodes\n3\n1 0 0 0\n2 1 0 0\n3 0 1 0\n$EndNodes\n$Elements\n2\n1 2 2 0 1 1 2 3\n2 1 2 1 1 1 2\n$EndElements\n' >"$work/names.msh"
+out=$("$kempe" mesh info "$work/names.msh" 2>&1)
+check "a name that is not UTF-8 is shown escaped" contains "$out" 'b\xC0d\x1B[2J'
+out=$("$kempe" mesh info "$work/names.msh" --json 2>&1)
+check "--json with a name that is not UTF-8 succeeds" test $? -eq 0
+check "--json replaces the bad byte" contains "$out" $'b\xef\xbf\xbdd'
+printf '$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n3\n1 0 0 0\n2 1 0 0\n3 0 1 0\n$EndNodes\n$Elements\n1\n1 2 2 0 1 1 2 4\n$EndElements\n' >"$work/crash.msh"
+expect_fail "a Gmsh crash is a message" "crash.msh: Gmsh crashed reading it (SEGV" "$kempe" mesh info "$work/crash.msh"
+
 # Case files (when built with yaml-cpp): check and echo, the reference, and an error with its place.
 if contains "$help" "case"; then
   source_dir=$(cd "$(dirname "$0")/../.." && pwd)

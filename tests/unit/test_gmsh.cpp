@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -1071,6 +1072,43 @@ TEST(GmshErrors, PointGroupsBesideTrianglesAreIgnored) {
   EXPECT_EQ(m.dim, 2);
   EXPECT_EQ(m.num_elements(), 2);
   EXPECT_EQ(used_boundary_names(m), std::set<std::string>{kempe::unassigned_boundary_name});
+}
+
+// Gmsh 4.8 reads in a child process (kempe-gmsh-reader): its crashes and its allocations for impossible counts
+// end there, and come back as errors naming the file.
+TEST(GmshErrors, ACrashInsideGmshIsAnErrorNamingTheFile) {
+  TempDir dir;
+  // An MSH 2.2 element naming the node one past the last: Gmsh 4.8 dereferences it (SIGSEGV).
+  const std::string path = dir.write("past_last.msh", msh22({"1 0 0 0", "2 1 0 0", "3 0 1 0"}, {"1 2 2 0 1 1 2 4"}));
+  expect_mesh_error([&] { kempe::read_gmsh(path); }, path, "Gmsh crashed reading it (SEGV");
+  // The process that asked is unharmed and reads on.
+  EXPECT_EQ(load(dir.write("square.msh", msh22(square_nodes, {"1 2 2 1 1 1 2 5", "2 2 2 1 1 2 3 5"}))).num_elements(), 2);
+}
+
+TEST(GmshErrors, AnImpossibleCountIsRefusedAtOnce) {
+  // A binary MSH 4.1 file whose $Entities section declares about 2^62 entities: refused by the reader's address
+  // space bound in well under a second, not after minutes of page faults.
+  const std::string path = std::string(KEMPE_SOURCE_DIR) + "/fuzz/corpus/gmsh/slow_huge_count_41_binary.msh";
+  const auto t0 = std::chrono::steady_clock::now();
+  expect_mesh_error([&] { kempe::read_gmsh(path); }, path, "a count in the file is larger than the file holds");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 20.0);
+}
+
+TEST(GmshErrors, AMissingReaderProgramIsNamed) {
+  TempDir dir;
+  const std::string path = dir.write("square.msh", msh22(square_nodes, {"1 2 2 1 1 1 2 5"}));
+  const std::string missing = dir.file("no-such-reader");
+  ::setenv("KEMPE_GMSH_READER", missing.c_str(), 1);
+  try {
+    kempe::read_gmsh(path);
+    ADD_FAILURE() << "read without a reader program";
+  } catch (const kempe::MeshError& e) {
+    EXPECT_THAT(e.what(), HasSubstr(path));
+    EXPECT_THAT(e.what(), HasSubstr(missing));
+    EXPECT_THAT(e.what(), HasSubstr("KEMPE_GMSH_READER"));
+  }
+  ::unsetenv("KEMPE_GMSH_READER");
+  EXPECT_EQ(kempe::gmsh_reader_program().find(missing), std::string::npos);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
