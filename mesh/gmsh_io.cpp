@@ -400,6 +400,8 @@ int add_physical(int dim, const std::vector<int>& tags, const std::string& name)
 
 }  // namespace
 
+void start_gmsh() { GmshSession session("start"); }
+
 std::string msh_truncation(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::string line, open;

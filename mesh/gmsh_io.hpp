@@ -21,14 +21,19 @@ struct GmshReadOptions {
 /// a missing, truncated or corrupt file, an unsupported element type or a mesh with no 2D/3D elements.
 /// Nodes come in the order of their tags. Elements of order > 1 are read by their vertices, with a warning.
 ///
-/// Gmsh reads the file in a child process, the program kempe-gmsh-reader (mesh/gmsh_reader_main.cpp): Gmsh 4.8
-/// crashes on some damaged files (a node tag beyond 2^31, a $Nodes block longer than its header, an odd tag
-/// count in MSH 2, an exception escaping its OpenMP regions), and a crash there becomes a MeshError here that
-/// names the file and the signal. The child may use at most this machine's physical memory.
+/// Gmsh reads the file in a child process of kempe-gmsh-reader (mesh/gmsh_reader_main.cpp), a helper program
+/// started at the first call: Gmsh 4.8 crashes on some damaged files (a node past the last in MSH 2, a $Nodes
+/// block longer than its header, an odd tag count, an exception escaping its OpenMP regions), and a crash there
+/// becomes a MeshError here that names the file and the signal. A child reading an .msh file may use 512 MB plus
+/// 32 times the file's size of address space, a .geo file the physical memory: an impossible count fails at once.
+/// Calls from several threads take turns.
 RawMesh read_gmsh(const std::string& path, const GmshReadOptions& options = {});
 
 /// What read_gmsh does, in this process: for kempe-gmsh-reader only (a damaged file can crash the process).
 RawMesh read_gmsh_in_this_process(const std::string& path, const GmshReadOptions& options = {});
+
+/// Loads and initialises Gmsh (once per process): kempe-gmsh-reader does it before it forks its readers.
+void start_gmsh();
 
 /// For an MSH file: the section it ends in, when it ends inside one ("the file ends inside its $Nodes section
 /// (there is no $EndNodes): it is truncated"), or an empty string. Sections are "$Name" ... "$EndName" lines;

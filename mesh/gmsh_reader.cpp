@@ -1,13 +1,13 @@
-// read_gmsh: runs kempe-gmsh-reader (mesh/gmsh_reader_main.cpp) in a child process and takes the raw mesh from
-// it, so that a crash inside the Gmsh library on a damaged file is a message, not the end of Kempe.
+// read_gmsh: asks kempe-gmsh-reader (mesh/gmsh_reader_main.cpp), started once per process, to read the file in a
+// child of its own, and takes the raw mesh from it: a crash inside the Gmsh library on a damaged file is then a
+// message, not the end of Kempe.
 #include <fcntl.h>
-#include <poll.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <cerrno>
 #include <csignal>
@@ -15,11 +15,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "base/files.hpp"
 #include "mesh/gmsh_io.hpp"
+#include "mesh/gmsh_reader_protocol.hpp"
 #include "mesh/raw_mesh_stream.hpp"
 
 extern char** environ;
@@ -27,84 +30,78 @@ extern char** environ;
 namespace kempe {
 namespace {
 
-/// The reader's output channels, as its file descriptors: the result (a tag byte, then a raw mesh or a message)
-/// and everything Gmsh or the C++ runtime print (kept for the message when the reader dies).
-constexpr int result_fd = 3;
-constexpr std::size_t diagnostics_cap = 4096;
+using namespace gmsh_reader;
 
 struct ChildOutput {
   int status = 0;
   std::string result, diagnostics;
 };
 
-/// A pipe whose ends are closed with the object.
-struct Pipe {
-  int read = -1, write = -1;
-  Pipe() {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) throw MeshError(std::string("cannot create a pipe: ") + std::strerror(errno));
-    read = fds[0];
-    write = fds[1];
+/// The running kempe-gmsh-reader: one Unix socket to it; it exits when the socket closes.
+class ReaderServer {
+ public:
+  ReaderServer(const std::string& source, const std::string& program) {
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+      throw MeshError(source + ": cannot start the Gmsh reader: " + std::strerror(errno));
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, sv[1], STDIN_FILENO);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);  // not into --json
+    std::vector<char*> argv{const_cast<char*>(program.c_str()), const_cast<char*>("--serve"), nullptr};
+    const int spawned = ::posix_spawn(&pid_, program.c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(sv[1]);
+    if (spawned != 0) {
+      ::close(sv[0]);
+      throw MeshError(source + ": cannot start the Gmsh reader " + program + ": " + std::strerror(spawned));
+    }
+    socket_ = sv[0];
   }
-  ~Pipe() {
-    close_read();
-    close_write();
+  ~ReaderServer() {
+    ::close(socket_);
+    while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+    }
   }
-  void close_read() {
-    if (read >= 0) ::close(read);
-    read = -1;
+  ReaderServer(const ReaderServer&) = delete;
+  ReaderServer& operator=(const ReaderServer&) = delete;
+
+  /// False when the server is gone (killed, or it could not fork).
+  bool read(const std::string& path, double mesh_size, ChildOutput& out) {
+    if (!send_string(socket_, path) || !send_all(socket_, &mesh_size, sizeof mesh_size)) return false;
+    std::int32_t status = 0;
+    return read_all(socket_, &status, sizeof status) && (out.status = status, true) &&
+           read_string(socket_, out.result, ~std::uint64_t{0}) &&
+           read_string(socket_, out.diagnostics, diagnostics_cap);
   }
-  void close_write() {
-    if (write >= 0) ::close(write);
-    write = -1;
-  }
-  Pipe(const Pipe&) = delete;
-  Pipe& operator=(const Pipe&) = delete;
+
+ private:
+  pid_t pid_ = -1;
+  int socket_ = -1;
 };
 
-ChildOutput run_reader(const std::string& source, const std::vector<std::string>& args) {
-  Pipe result, diagnostics;
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, diagnostics.write, STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, diagnostics.write, STDERR_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, result.write, result_fd);
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  const int spawned = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0)
-    throw MeshError(source + ": cannot start the Gmsh reader " + args[0] + ": " + std::strerror(spawned));
-  result.close_write();
-  diagnostics.close_write();
-
-  ChildOutput out;
-  std::array<char, 1 << 16> buffer;
-  std::array<pollfd, 2> fds{{{result.read, POLLIN, 0}, {diagnostics.read, POLLIN, 0}}};
-  for (int open = 2; open > 0;) {
-    if (::poll(fds.data(), fds.size(), -1) < 0) {
-      if (errno == EINTR) continue;
-      break;
+/// Reads through the server, starting it (again) when needed: a server that died (a signal meant for the whole
+/// process group, say) is replaced once.
+ChildOutput read_through_server(const std::string& path, double mesh_size) {
+  static std::mutex mutex;
+  static std::unique_ptr<ReaderServer> server;
+  static std::string server_program;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const std::string program = gmsh_reader_program();
+  if (program != server_program) server.reset();  // $KEMPE_GMSH_READER changed
+  server_program = program;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (!server) {
+      if (::access(program.c_str(), X_OK) != 0)
+        throw MeshError(path + ": cannot read .msh/.geo files: the Gmsh reader program " + program +
+                        " is missing (build the target kempe-gmsh-reader, or set KEMPE_GMSH_READER to it)");
+      server = std::make_unique<ReaderServer>(path, program);
     }
-    for (std::size_t i = 0; i < fds.size(); ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      const ssize_t n = ::read(fds[i].fd, buffer.data(), buffer.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        fds[i].fd = -1;
-        --open;
-      } else if (i == 0) {
-        out.result.append(buffer.data(), static_cast<std::size_t>(n));
-      } else if (out.diagnostics.size() < diagnostics_cap) {
-        out.diagnostics.append(buffer.data(), std::min<std::size_t>(static_cast<std::size_t>(n), diagnostics_cap));
-      }
-    }
+    ChildOutput out;
+    if (server->read(path, mesh_size, out)) return out;
+    server.reset();
   }
-  while (::waitpid(pid, &out.status, 0) < 0 && errno == EINTR) {
-  }
-  return out;
+  throw MeshError(path + ": the Gmsh reader " + program + " stopped before it answered");
 }
 
 /// The last non-empty line the reader printed (the C++ runtime's "terminate called after ..."), shortened.
@@ -133,13 +130,7 @@ std::string gmsh_reader_program() {
 
 RawMesh read_gmsh(const std::string& path, const GmshReadOptions& options) {
   if (const std::string why = not_an_input_file(path); !why.empty()) throw MeshError(path + ": " + why);
-  const std::string program = gmsh_reader_program();
-  if (::access(program.c_str(), X_OK) != 0)
-    throw MeshError(path + ": cannot read .msh/.geo files: the Gmsh reader program " + program +
-                    " is missing (build the target kempe-gmsh-reader, or set KEMPE_GMSH_READER to it)");
-  char size[32];
-  std::snprintf(size, sizeof size, "%.17g", options.mesh_size);
-  const ChildOutput out = run_reader(path, {program, path, size});
+  const ChildOutput out = read_through_server(path, options.mesh_size);
 
   if (WIFEXITED(out.status) && WEXITSTATUS(out.status) == 0 && !out.result.empty()) {
     const std::string_view body = std::string_view(out.result).substr(1);
