@@ -40,6 +40,12 @@ void start_gmsh();
 /// binary data between them is skipped line by line.
 std::string msh_truncation(const std::string& path);
 
+/// For an ASCII .msh file that Gmsh died on: the first line that breaks what Gmsh 4.8 assumes ("line 14
+/// ($Elements): element 1 names node 4, which the $Nodes section does not define"): node tags out of range, a
+/// $Nodes block beyond its header's count, an element's tag or node count wrong for its type, a node reference to
+/// no node, a physical group dimension outside 0..3. An empty string when it finds none (or for binary files).
+std::string msh_diagnosis(const std::string& path);
+
 /// Where read_gmsh finds kempe-gmsh-reader: $KEMPE_GMSH_READER when set, else next to the running program, else
 /// where the build put it.
 std::string gmsh_reader_program();

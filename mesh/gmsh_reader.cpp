@@ -146,10 +146,10 @@ RawMesh read_gmsh(const std::string& path, const GmshReadOptions& options) {
     how = "the Gmsh reader stopped with exit status " + std::to_string(WEXITSTATUS(out.status));
   }
   if (const std::string said = last_line(out.diagnostics); !said.empty()) how += ": " + said;
-  const std::string truncation = msh_truncation(path);
-  throw MeshError(path + ": " + how + "; " +
-                  (truncation.empty() ? std::string("the file is damaged or uses something Gmsh 4.8 cannot read")
-                                      : truncation));
+  std::string why = msh_diagnosis(path);
+  if (why.empty()) why = msh_truncation(path);
+  if (why.empty()) why = "the file is damaged or uses something Gmsh 4.8 cannot read";
+  throw MeshError(path + ": " + how + "; " + why);
 }
 
 }  // namespace kempe

@@ -335,6 +335,41 @@ Mesh read_kmesh(const std::string& path) {
     }
   for (std::size_t e = 0; e < ne; ++e)
     if (!(m.volume[e] > 0)) r.fail(at("volume", e, "not a positive volume"));
+  // The stored geometry is what the coordinates give (the writer stored compute_geometry's results; an ordering
+  // may have negated normals and reversed faces, which changes the last bits): a file whose coordinates were
+  // changed after its geometry was computed would give the solver one mesh and the ordering another.
+  {
+    enum Scale { of_size, of_extent, of_unit };
+    struct Field {
+      const char* name;
+      std::vector<double>* values;
+      Scale scale;
+      std::vector<double> stored;
+    };
+    Field fields[] = {{"volume", &m.volume, of_size, {}},         {"centroid_x", &m.centroid_x, of_extent, {}},
+                      {"centroid_y", &m.centroid_y, of_extent, {}}, {"centroid_z", &m.centroid_z, of_extent, {}},
+                      {"face_area", &m.face_area, of_size, {}},     {"normal_x", &m.normal_x, of_unit, {}},
+                      {"normal_y", &m.normal_y, of_unit, {}},       {"normal_z", &m.normal_z, of_unit, {}}};
+    for (Field& field : fields) field.stored = std::move(*field.values);
+    compute_geometry(m);
+    double extent = 0;
+    for (const auto* c : {&m.x, &m.y, &m.z})
+      for (double v : *c) extent = std::max(extent, std::abs(v));
+    constexpr double relative = 1e-9;
+    for (Field& field : fields) {
+      const std::vector<double>& computed = *field.values;
+      for (std::size_t i = 0; i < computed.size(); ++i) {
+        const double tolerance = relative * (field.scale == of_size     ? std::abs(computed[i])
+                                             : field.scale == of_extent ? 1 + extent
+                                                                        : 1.0);
+        if (!(std::abs(field.stored[i] - computed[i]) <= tolerance))
+          r.fail(at(field.name, i,
+                    std::to_string(field.stored[i]) + " is not what the coordinates give (" +
+                        std::to_string(computed[i]) + "): the geometry and the coordinates disagree"));
+      }
+      *field.values = std::move(field.stored);  // the stored values, bit for bit
+    }
+  }
   // Colors: face_color alone (a coloring), or with color_begin (faces reordered into contiguous color ranges).
   for (std::int8_t c : m.face_color) require(c >= 0 && c < 64, "face color out of range");
   if (!m.color_begin.empty()) {

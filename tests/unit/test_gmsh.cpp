@@ -1081,8 +1081,33 @@ TEST(GmshErrors, ACrashInsideGmshIsAnErrorNamingTheFile) {
   // An MSH 2.2 element naming the node one past the last: Gmsh 4.8 dereferences it (SIGSEGV).
   const std::string path = dir.write("past_last.msh", msh22({"1 0 0 0", "2 1 0 0", "3 0 1 0"}, {"1 2 2 0 1 1 2 4"}));
   expect_mesh_error([&] { kempe::read_gmsh(path); }, path, "Gmsh crashed reading it (SEGV");
+  expect_mesh_error([&] { kempe::read_gmsh(path); }, path,
+                    "line 12 ($Elements): element 1 names node 4, which the $Nodes section does not define");
   // The process that asked is unharmed and reads on.
   EXPECT_EQ(load(dir.write("square.msh", msh22(square_nodes, {"1 2 2 1 1 1 2 5", "2 2 2 1 1 2 3 5"}))).num_elements(), 2);
+}
+
+// What Gmsh 4.8 assumes of an ASCII file and dies of when it does not hold, found by line.
+TEST(GmshErrors, TheLineThatKillsGmshIsFound) {
+  TempDir dir;
+  const std::vector<std::string> nodes = {"1 0 0 0", "2 1 0 0", "3 0 1 0"};
+  auto diagnosis = [&](const std::string& name, const std::string& content) {
+    return kempe::msh_diagnosis(dir.write(name, content));
+  };
+  EXPECT_EQ(diagnosis("good.msh", msh22(nodes, {"1 2 2 0 1 1 2 3"})), "");
+  EXPECT_EQ(diagnosis("tags.msh", msh22(nodes, {"1 2 4 0 1 2 7 1 2 3"})),
+            "line 12 ($Elements): element 1 has 4 tags, which do not fit its partition count");
+  EXPECT_EQ(diagnosis("count.msh", msh22(nodes, {"1 2 2 0 1 1 2"})),
+            "line 12 ($Elements): element 1 has 2 nodes; its type 2 has 3");
+  EXPECT_EQ(diagnosis("tag.msh", msh22({"1 0 0 0", "3000000000 1 0 0", "3 0 1 0"}, {})),
+            "line 7 ($Nodes): node tag 3000000000; tags are 1 to 2^31 - 1");
+  EXPECT_EQ(diagnosis("names.msh", msh22(nodes, {}, "$PhysicalNames\n1\n7 1 \"x\"\n$EndPhysicalNames\n")),
+            "line 6 ($PhysicalNames): a physical group of dimension 7; dimensions are 0 to 3");
+  const std::string v41 =
+      "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 2 1 3\n2 1 0 3\n1\n2\n3\n0 0 0\n1 0 0\n0 1 0\n$EndNodes\n";
+  EXPECT_EQ(diagnosis("block.msh", v41),
+            "line 6 ($Nodes): the blocks hold more nodes than the 2 the section's header declares");
+  EXPECT_EQ(diagnosis("binary.msh", "$MeshFormat\n4.1 1 8\n"), "") << "binary files are not looked into";
 }
 
 TEST(GmshErrors, AnImpossibleCountIsRefusedAtOnce) {

@@ -185,6 +185,12 @@ TEST_F(KmeshTest, TablesThatDisagreeAreRefusedByName) {
   EXPECT_THAT(error_with("volume", [](Mesh& m) { m.volume[5] = 0; }), HasSubstr("section 'volume' entry 5"));
   EXPECT_THAT(error_with("normal", [](Mesh& m) { m.normal_y[4] = HUGE_VAL; }),
               HasSubstr("section 'normal_y' entry 4: a number that is not finite"));
+  // Geometry that the coordinates do not give: a moved node, a centroid, a normal that is unit but wrong.
+  EXPECT_THAT(error_with("moved node", [](Mesh& m) { m.x[5] += 0.1; }),
+              AllOf(HasSubstr("is not what the coordinates give"), HasSubstr("the geometry and the coordinates disagree")));
+  EXPECT_THAT(error_with("centroid", [](Mesh& m) { m.centroid_y[2] += 1e-3; }), HasSubstr("section 'centroid_y' entry 2"));
+  EXPECT_THAT(error_with("normal", [](Mesh& m) { std::swap(m.normal_x[0], m.normal_y[0]); }),
+              HasSubstr("section 'normal_x' entry 0"));
   EXPECT_THAT(error_with("length", [](Mesh& m) { m.face_area.pop_back(); }),
               HasSubstr("section 'face_area' has " + std::to_string(good.num_faces() - 1) + " entries, expected " +
                         std::to_string(good.num_faces())));
