@@ -7,7 +7,7 @@ KEMPE = $(BUILD)/bin/kempe
 RUN_SIZE ?= 0.02
 RUN_OUT ?= output/double_mach
 
-.PHONY: all setup configure build run test clean
+.PHONY: all setup configure build run test test-sanitize clean
 
 all: build
 
@@ -27,6 +27,13 @@ run: configure
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+
+# The whole test suite built with AddressSanitizer and UndefinedBehaviorSanitizer (CMake preset asan: Debug, CPU
+# only, build-asan/): any report fails its test. Its own CI job (.ci/sanitize), apart from make test.
+test-sanitize: setup
+	cmake --preset asan >/dev/null
+	cmake --build --preset asan -j$(JOBS)
+	ctest --preset asan -j$(JOBS)
 
 clean:
 	rm -rf $(BUILD)

@@ -30,7 +30,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // CLI11 prints the message (or the help); a usage error exits 2, as for other Unix commands.
+    return app.exit(e) == 0 ? 0 : 2;
   } catch (const kempe::cli::ExitRequest& request) {
     std::fflush(stdout);
     return request.code;

@@ -14,6 +14,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "base/registry.hpp"
@@ -463,6 +464,7 @@ class EulerDG {
     }
     const std::vector<Real> clock = clock_.to_host();
     if (clock[clock_stop] != Real(0)) throw_non_physical();
+    if (!(clock[clock_time] > time_)) throw_stalled(clock[clock_step]);
     time_ = clock[clock_time];
     last_dt_ = clock[clock_step];
   }
@@ -475,6 +477,20 @@ class EulerDG {
     const double dt = reduce_min(backend_, k_, StableStep<P, Real>{k_, gamma_, c_.data(), mesh_.view().inradius});
     if (dt > 0) return Real(cfl * dt / (2 * P + 1));
     throw_non_physical();
+  }
+
+  /// A step too small to change the time in Real (below half the spacing of Real numbers at time_): the run
+  /// would repeat it forever. Stops it instead, with the remedy.
+  [[noreturn]] void throw_stalled(Real dt) const {
+    const char* precision = std::is_same_v<Real, float> ? "single precision" : "double precision";
+    char message[400];
+    std::snprintf(message, sizeof message,
+                  "the run cannot go on in %s: at t = %.9g in %s the stable step dt = %.3g no longer changes the "
+                  "time (the spacing of %s numbers there is %.3g); run in double precision, or with the time "
+                  "nearer 0",
+                  precision, double(time_), mesh_.source().c_str(), double(dt), precision,
+                  double(std::nextafter(time_, std::numeric_limits<Real>::infinity()) - time_));
+    throw std::runtime_error(message);
   }
 
   /// Finds (on the host) the first element that cannot go on and throws NonPhysicalState naming the time,

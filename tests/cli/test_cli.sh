@@ -105,6 +105,10 @@ expect_fail "unknown format" "unknown mesh format" "$kempe" mesh info "$work/r.t
 printf 'garbage\n' >"$work/bad.kmesh"
 expect_fail "not a kmesh" "bad.kmesh: not a .kmesh file" "$kempe" mesh info "$work/bad.kmesh"
 expect_fail "unknown option" "--frobnicate" "$kempe" mesh info "$work/r.msh" --frobnicate
+"$kempe" mesh info "$work/r.msh" --frobnicate >/dev/null 2>&1
+check "a usage error exits 2" test $? -eq 2
+"$kempe" mesh info "$work/none.msh" >/dev/null 2>&1
+check "a bad input exits 1" test $? -eq 1
 expect_fail "no subcommand" "subcommand" "$kempe"
 expect_fail "type for the wrong kind" "does not apply" "$kempe" mesh generate box --type tri -n 10 --out "$work/x.msh"
 expect_fail "bad preset" "preset" "$kempe" mesh generate rect --preset Z --out "$work/x.msh"

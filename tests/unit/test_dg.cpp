@@ -497,6 +497,23 @@ TEST(EulerDG, SinglePrecisionFollowsDouble) {
   EXPECT_NEAR(ef, ed, 1e-3 * ed);
 }
 
+TEST(EulerDG, AStepTooSmallToChangeTheTimeStopsTheRun) {
+  // In single precision the numbers near t = 1e7 are 1 apart: a stable step of about 0.01 would leave the time
+  // where it is, step after step. The run stops with the reason instead of looping forever.
+  const Mesh mesh = solver_mesh(4, 10.0, -0.5);
+  dg::EulerDG<1, float, euler::Flux::hllc, Vortex> solver(mesh, 1.4f, Vortex{}, dg::Strategy::colored);
+  solver.project([](double x, double y, double* out) { Vortex::state(x, y, 0, out); });
+  solver.set_time(1e7f);
+  try {
+    solver.advance_to(1e7f + 16, dg::Integrator::ssprk3, 0.5);
+    ADD_FAILURE() << "the run went on";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("the run cannot go on in single precision: at t = 10000000"));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("no longer changes the time (the spacing of single precision numbers there is 1)"));
+  }
+  EXPECT_EQ(solver.time(), 1e7f) << "the time is left where the run stopped";
+}
+
 TEST(EulerDG, AdvanceLandsExactlyOnTheEndTime) {
   const Mesh mesh = solver_mesh(4, 10.0, -0.5);
   dg::EulerDG<1, double, euler::Flux::rusanov, Vortex> solver(mesh, gamma_air, Vortex{}, dg::Strategy::colored);
