@@ -86,10 +86,14 @@ ChildOutput read_through_server(const std::string& path, double mesh_size) {
   static std::mutex mutex;
   static std::unique_ptr<ReaderServer> server;
   static std::string server_program;
+  static pid_t server_owner = 0;
   const std::lock_guard<std::mutex> lock(mutex);
   const std::string program = gmsh_reader_program();
-  if (program != server_program) server.reset();  // $KEMPE_GMSH_READER changed
+  // A new server when $KEMPE_GMSH_READER changed, or in a forked child of the process that started it (two
+  // processes on one socket would read each other's answers; closing the child's copy leaves the parent's open).
+  if (program != server_program || server_owner != ::getpid()) server.reset();
   server_program = program;
+  server_owner = ::getpid();
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (!server) {
       if (::access(program.c_str(), X_OK) != 0)
