@@ -108,8 +108,13 @@ ChildOutput read_through_server(const std::string& path, double mesh_size) {
   throw MeshError(path + ": the Gmsh reader " + program + " stopped before it answered");
 }
 
-/// The last non-empty line the reader printed (the C++ runtime's "terminate called after ..."), shortened.
-std::string last_line(std::string text) {
+/// What the reader said as it died, shortened: a sanitizer's summary line, else its last non-empty line (the C++
+/// runtime's "terminate called after ...").
+std::string last_words(std::string text) {
+  if (const auto summary = text.find("SUMMARY: "); summary != std::string::npos) {
+    text.erase(0, summary);
+    text.erase(std::min(text.find('\n'), text.size()));
+  }
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
   if (const auto newline = text.rfind('\n'); newline != std::string::npos) text.erase(0, newline + 1);
   std::string printable;
@@ -141,15 +146,17 @@ RawMesh read_gmsh(const std::string& path, const GmshReadOptions& options) {
     if (out.result[0] == 'M') return parse_raw_mesh(body, path);
     if (out.result[0] == 'E') throw MeshError(std::string(body));
   }
+  // A signal, or (in a build with AddressSanitizer, whose handlers report a fault and exit) an exit status with
+  // no answer.
   std::string how;
   if (WIFSIGNALED(out.status)) {
     const int signal = WTERMSIG(out.status);
     how = std::string("Gmsh crashed reading it (") + ::sigabbrev_np(signal) + ", " + ::sigdescr_np(signal) + ")";
     if (signal == SIGKILL) how += "; it may have run out of memory";
   } else {
-    how = "the Gmsh reader stopped with exit status " + std::to_string(WEXITSTATUS(out.status));
+    how = "Gmsh crashed reading it (exit status " + std::to_string(WEXITSTATUS(out.status)) + ")";
   }
-  if (const std::string said = last_line(out.diagnostics); !said.empty()) how += ": " + said;
+  if (const std::string said = last_words(out.diagnostics); !said.empty()) how += ": " + said;
   std::string why = msh_diagnosis(path);
   if (why.empty()) why = msh_truncation(path);
   if (why.empty()) why = "the file is damaged or uses something Gmsh 4.8 cannot read";
