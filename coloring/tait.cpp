@@ -428,15 +428,52 @@ class Tait {
   std::int64_t walked_ = 0;
 };
 
+/// A node where the triangles around it form more than one fan (two cones touching at their tips), or none. Tait's
+/// collapses walk the fan around a node and assume it is one cycle. Corners of the triangles are joined across
+/// every edge at their node (union-find); a node whose corners end in more than one set is pinched. O(n).
+index_t pinched_node(const Mesh& m) {
+  const index_t ne = m.num_elements();
+  std::vector<index_t> parent(std::size_t(3) * ne);
+  for (std::size_t i = 0; i < parent.size(); ++i) parent[i] = static_cast<index_t>(i);
+  auto root = [&](index_t i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  auto corner = [&](index_t e, index_t node) {
+    for (int j = 0; j < 3; ++j)
+      if (m.element_vertices[m.element_vertex_begin[e] + j] == node) return 3 * e + j;
+    return none;
+  };
+  for (index_t f = 0; f < m.num_faces(); ++f)
+    for (int k = 0; k < 2; ++k) {
+      const index_t node = m.face_vertices[std::size_t(f) * max_face_vertices + k];
+      const index_t a = corner(m.face_left[f], node), b = corner(m.face_right[f], node);
+      if (a != none && b != none) parent[root(a)] = root(b);
+    }
+  std::vector<index_t> fan(m.num_nodes(), none);  // the set of the first corner met at each node
+  for (index_t e = 0; e < ne; ++e)
+    for (int j = 0; j < 3; ++j) {
+      const index_t node = m.element_vertices[m.element_vertex_begin[e] + j], set = root(3 * e + j);
+      if (fan[node] == none) fan[node] = set;
+      else if (fan[node] != set) return node;
+    }
+  return none;
+}
+
 }  // namespace
 
 std::string not_a_closed_triangle_surface(const Mesh& mesh) {
   index_t others = 0;
   for (const ElementType t : mesh.element_type) others += t != ElementType::triangle;
-  if (mesh.num_elements() > 0 && others == 0 && mesh.num_boundary_faces() == 0) return {};
-  return "tait colors closed triangle surfaces only (every element a triangle, every face between two of them), "
-         "and this mesh has " + std::to_string(mesh.num_boundary_faces()) + " boundary faces and " +
-         std::to_string(others) + " elements that are not triangles";
+  if (mesh.num_elements() == 0 || others > 0 || mesh.num_boundary_faces() > 0)
+    return "tait colors closed triangle surfaces only (every element a triangle, every face between two of them), "
+           "and this mesh has " + std::to_string(mesh.num_boundary_faces()) + " boundary faces and " +
+           std::to_string(others) + " elements that are not triangles";
+  if (const index_t node = pinched_node(mesh); node != none)
+    return "tait colors closed triangle surfaces whose triangles around each node form one fan, and at node " +
+           std::to_string(node < index_t(mesh.node_tag.size()) ? mesh.node_tag[node] : node) +
+           " this surface is pinched (two fans of triangles touch there)";
+  return {};
 }
 
 FaceColoring run_tait(const Mesh& mesh, std::uint64_t seed) {

@@ -127,7 +127,7 @@ out=$("$kempe" mesh info "$work/names.msh" --json 2>&1)
 check "--json with a name that is not UTF-8 succeeds" test $? -eq 0
 check "--json replaces the bad byte" contains "$out" $'b\xef\xbf\xbdd'
 printf '$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n3\n1 0 0 0\n2 1 0 0\n3 0 1 0\n$EndNodes\n$Elements\n1\n1 2 2 0 1 1 2 4\n$EndElements\n' >"$work/crash.msh"
-expect_fail "a Gmsh crash is a message" "crash.msh: Gmsh crashed reading it (SEGV" "$kempe" mesh info "$work/crash.msh"
+expect_fail "a Gmsh crash is a message" "crash.msh: Gmsh crashed reading it (" "$kempe" mesh info "$work/crash.msh"
 
 # Case files (when built with yaml-cpp): check and echo, the reference, and an error with its place.
 if contains "$help" "case"; then

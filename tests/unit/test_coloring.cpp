@@ -157,6 +157,32 @@ TEST(Coloring, TaitRefusesMeshesWithBoundaryOrOtherElements) {
   }
 }
 
+TEST(Coloring, TaitRefusesAPinchedSurfaceAndKempeColorsIt) {
+  // Two octahedra touching at one node: closed, every face between two triangles, but the triangles around that
+  // node form two fans, which tait's collapses cannot walk (they assume one). kempe colors it with three.
+  RawMesh raw = test::make_raw(2, {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1},  // first
+                                   {3, 0, 0}, {2, 1, 0}, {2, -1, 0}, {2, 0, 1}, {2, 0, -1}});            // second
+  const std::array<std::array<index_t, 3>, 8> octahedron = {
+      {{0, 2, 4}, {2, 1, 4}, {1, 3, 4}, {3, 0, 4}, {2, 0, 5}, {1, 2, 5}, {3, 1, 5}, {0, 3, 5}}};
+  // The second octahedron, centred at (2, 0, 0): node 0 is its (-1, 0, 0) corner.
+  const std::array<index_t, 6> second = {6, 0, 7, 8, 9, 10};
+  for (const auto& t : octahedron) raw.add_element(ElementType::triangle, t.data(), std::int64_t(raw.element_type.size() + 1));
+  for (const auto& t : octahedron) {
+    const std::array<index_t, 3> u = {second[t[0]], second[t[1]], second[t[2]]};
+    raw.add_element(ElementType::triangle, u.data(), std::int64_t(raw.element_type.size() + 1));
+  }
+  const Mesh m = build_mesh(raw);
+  ASSERT_EQ(m.num_boundary_faces(), 0);
+  try {
+    color_faces(m, {"tait", 1});
+    ADD_FAILURE() << "tait accepted a pinched surface";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("at node 1 this surface is pinched (two fans of triangles touch there)"));
+  }
+  const FaceColoring c = color_faces(m, {"kempe", 1});
+  EXPECT_EQ(c.num_colors, 3);
+}
+
 TEST(Coloring, ClosedSphereGetsExactlyThree) {
   // No boundary to absorb a parity defect: defects can only cancel each other. A closed sphere's dual is
   // planar, cubic and bridgeless, so 3 colors exist (Tait, the four color theorem); kempe must find them.
