@@ -4,7 +4,8 @@
 // libFuzzer flags it needs, so a test command works with either main:
 //   kempe_fuzz_X [-max_total_time=S] [-runs=N] [-seed=K] [-timeout=S] [-artifact_prefix=P] CORPUS_DIR_OR_FILE...
 // An input that crashes or runs past the timeout is written to P + "crash-<run>" (or "timeout-<run>"), and the
-// driver dies with the signal, so that the test fails and the input can be replayed by passing that file.
+// driver dies with the signal, so that the test fails and the input can be replayed by passing that file. With
+// -artifact_prefix, the slowest input is kept too (P + "slowest").
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -153,6 +154,7 @@ int main(int argc, char** argv) {
   std::uint64_t seed = 1;
   unsigned timeout = 60;
   std::string prefix = "./";
+  bool keep_slowest = false;  // only where -artifact_prefix names a place for it
   std::vector<std::filesystem::path> files;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -164,7 +166,10 @@ int main(int argc, char** argv) {
     else if (const char* r = value("-runs=")) runs = std::atoll(r);
     else if (const char* s = value("-seed=")) seed = std::strtoull(s, nullptr, 10);
     else if (const char* t = value("-timeout=")) timeout = static_cast<unsigned>(std::atoi(t));
-    else if (const char* p = value("-artifact_prefix=")) prefix = p;
+    else if (const char* p = value("-artifact_prefix=")) {
+      prefix = p;
+      keep_slowest = true;
+    }
     else if (!arg.empty() && arg[0] == '-') std::fprintf(stderr, "smoke fuzz: ignoring %s\n", arg.c_str());
     else if (std::filesystem::is_directory(arg)) {
       for (const auto& entry : std::filesystem::directory_iterator(arg))
@@ -212,10 +217,12 @@ int main(int argc, char** argv) {
     execute(input);
   }
   // The slowest input is kept: an effort bound that holds but is too loose shows there first.
-  current_data = slowest_input.data();
-  current_size = slowest_input.size();
-  const std::string slowest_path = prefix + "slowest";
-  write_input(slowest_path.c_str());
+  const std::string slowest_path = keep_slowest ? prefix + "slowest" : "not kept without -artifact_prefix";
+  if (keep_slowest) {
+    current_data = slowest_input.data();
+    current_size = slowest_input.size();
+    write_input(slowest_path.c_str());
+  }
   std::printf("smoke fuzz: %lld corpus inputs replayed, %lld mutated inputs run in %.1f s (seed %llu): no crash, "
               "no timeout; the slowest input took %.3f s (%s)\n",
               replayed, run - replayed, elapsed(), static_cast<unsigned long long>(seed), slowest, slowest_path.c_str());

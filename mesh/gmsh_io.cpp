@@ -140,11 +140,9 @@ void gmsh_call(const std::string& source, const std::string& hint, F&& f) {
       message = logged + "; " + what;
     throw MeshError(source + ": Gmsh: " + message + (hint.empty() ? "" : " (" + hint + ")"));
   } catch (const std::bad_alloc&) {
-    throw MeshError(source + ": Gmsh ran out of memory: a count in the file is larger than the file holds (" +
-                    (hint.empty() ? std::string("the file is damaged") : hint) + ")");
+    throw;  // a damaged file's count when reading (kempe-gmsh-reader says so), a mesh too large when generating
   } catch (const std::length_error&) {
-    throw MeshError(source + ": a count in the file is impossibly large (" +
-                    (hint.empty() ? std::string("the file is damaged") : hint) + ")");
+    throw;
   } catch (const std::exception& e) {
     throw MeshError(source + ": Gmsh: " + e.what());
   }

@@ -26,20 +26,6 @@ namespace {
 
 using namespace kempe::gmsh_reader;
 
-/// Writes to a pipe (EPIPE, not SIGPIPE, if the server is gone: it ignores SIGPIPE).
-bool write_all(int fd, const std::string& bytes) {
-  const char* p = bytes.data();
-  std::size_t left = bytes.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
 /// A count in a damaged file can ask for more memory than reading it can need; with overcommit that is granted,
 /// and filling it takes minutes of page faults (or ends in the kernel's out-of-memory killer). Bounding the
 /// address space makes such an allocation fail at once, as std::bad_alloc. Gmsh holds a mesh file in about 9 times

@@ -18,11 +18,12 @@
 
 namespace kempe::gmsh_reader {
 
-/// Writes all of `size` bytes; false when the other end is gone. Never raises SIGPIPE (sockets only).
-inline bool send_all(int fd, const void* data, std::size_t size) {
-  const char* p = static_cast<const char*>(data);
+/// Repeats io(pointer, bytes left), a read or a write that returns how many bytes it moved, until all `size`
+/// bytes have moved; false at the end of the stream or on an error.
+template <class Io>
+bool move_all(char* p, std::size_t size, Io&& io) {
   while (size > 0) {
-    const ssize_t n = ::send(fd, p, size, MSG_NOSIGNAL);
+    const ssize_t n = io(p, size);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     p += n;
@@ -31,17 +32,21 @@ inline bool send_all(int fd, const void* data, std::size_t size) {
   return true;
 }
 
+/// Writes to a socket; false when the other end is gone (never SIGPIPE, which would end Kempe).
+inline bool send_all(int fd, const void* data, std::size_t size) {
+  return move_all(static_cast<char*>(const_cast<void*>(data)), size,
+                  [fd](char* p, std::size_t n) { return ::send(fd, p, n, MSG_NOSIGNAL); });
+}
+
+/// Writes to a pipe (the reader child's result); the server ignores SIGPIPE, so a gone reader is EPIPE.
+inline bool write_all(int fd, const std::string& bytes) {
+  return move_all(const_cast<char*>(bytes.data()), bytes.size(),
+                  [fd](char* p, std::size_t n) { return ::write(fd, p, n); });
+}
+
 /// Reads exactly `size` bytes; false at the end of the stream or on an error.
 inline bool read_all(int fd, void* data, std::size_t size) {
-  char* p = static_cast<char*>(data);
-  while (size > 0) {
-    const ssize_t n = ::read(fd, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
+  return move_all(static_cast<char*>(data), size, [fd](char* p, std::size_t n) { return ::read(fd, p, n); });
 }
 
 inline bool send_string(int fd, const std::string& s) {

@@ -1,6 +1,8 @@
 // msh_diagnosis (gmsh_io.hpp): when Gmsh died on an ASCII .msh file, find the line that killed it.
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <unordered_set>
