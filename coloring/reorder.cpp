@@ -541,20 +541,14 @@ void apply_ordering(Mesh& m, FaceColoring& coloring, const Permutation& p) {
     right[i] = swap ? l : r;
   }
   {
-    // The face's vertices in its new left element's own face order: the old order reversed (up to a cyclic
-    // shift for 3D faces), which is how build_mesh lists them. In a planar mesh every element is counter-clockwise,
-    // so that is the edge reversed; elsewhere (3D faces, surfaces that may not be orientable) we look it up.
-    const bool planar = m.dim == 2 && m.space_dim == 2;
+    // The face's vertices in its new left element's own face order, which is how build_mesh lists them, looked
+    // up in that element: on a periodic face its nodes are not the old left's (the old order reversed would put
+    // the face on the far side of the domain).
     std::vector<index_t> v = ints.take(std::size_t(nf) * max_face_vertices);
     for (index_t i = 0; i < nf; ++i) {
       const index_t o = face_old[i];
       index_t* nv = &v[std::size_t(i) * max_face_vertices];
-      if (swapped[i] && planar) {
-        const index_t* ov = &m.face_vertices[std::size_t(o) * max_face_vertices];
-        nv[0] = ov[1];
-        nv[1] = ov[0];
-        nv[2] = nv[3] = -1;
-      } else if (swapped[i]) {
+      if (swapped[i]) {
         const index_t e = m.face_right[o];
         const FaceDef& fd = element_info(m.element_type[e]).faces[m.face_right_local[o]];
         const index_t* ev = &m.element_vertices[m.element_vertex_begin[e]];

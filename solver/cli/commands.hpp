@@ -15,6 +15,9 @@ void add_mesh_commands(CLI::App& app);
 /// `kempe color`.
 void add_color_command(CLI::App& app);
 
+/// `kempe adapt`.
+void add_adapt_command(CLI::App& app);
+
 /// `kempe case check|reference` (built with yaml-cpp only).
 void add_case_command(CLI::App& app);
 /// `kempe run CASE` (built with yaml-cpp only).

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   kempe::cli::add_mesh_commands(app);
   kempe::cli::add_color_command(app);
+  kempe::cli::add_adapt_command(app);
 #if KEMPE_HAVE_YAML
   kempe::cli::add_case_command(app);
   kempe::cli::add_run_command(app);

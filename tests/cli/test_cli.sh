@@ -99,6 +99,24 @@ fi
 expect_fail "unknown algorithm" "known: kempe" "$kempe" color "$work/r.kmesh" --algorithm kemp
 expect_fail "unknown order" "unknown ordering 'rcn'" "$kempe" color "$work/r.kmesh" --order rcn
 
+# Adaptive refinement: random cycles stay valid, the round trip gives the start mesh back, bad options are named.
+out=$("$kempe" adapt "$work/r.kmesh" --cycles 3 --max-level 2 --roundtrip --json)
+check "adapt --json exits 0" test $? -eq 0
+for key in '"cycles"' '"elements"' '"faces"' '"hanging_faces"' '"max_level"' '"colors"' '"seconds"' '"valid": true' \
+           '"roundtrip_identical": true' '"ordering_after"'; do
+  check "adapt --json has $key" contains "$out" "$key"
+done
+check "adapt: no cycle is invalid" test "$(grep -c '"valid": false' <<<"$out")" -eq 0
+out=$("$kempe" adapt "$work/r.kmesh" --cycles 2 --refine 0.5)
+check "adapt prints a row per cycle" contains "$out" "hanging"
+check "adapt reports the ordering" contains "$out" "bandwidth"
+expect_fail "adapt --refine outside [0, 1]" "--refine" "$kempe" adapt "$work/r.kmesh" --refine 1.5
+expect_fail "adapt --coarsen outside [0, 1]" "--coarsen" "$kempe" adapt "$work/r.kmesh" --coarsen -0.1
+expect_fail "adapt --max-level beyond the index" "a 32-bit index holds; at most --max-level" "$kempe" adapt "$work/r.kmesh" --max-level 14
+"$kempe" mesh generate rect --elements 200 --type quad --out "$work/q.msh" >/dev/null
+expect_fail "adapt refuses quadrilaterals" "q.msh: adaptive refinement needs a triangle mesh" "$kempe" adapt "$work/q.msh"
+expect_fail "adapt: unknown backend" "backend" "$kempe" adapt "$work/r.kmesh" --backend gpu
+
 # Bad invocations and bad files: non-zero exit, a message naming the problem.
 expect_fail "missing file" "$work/none.msh: no such file" "$kempe" mesh info "$work/none.msh"
 expect_fail "unknown format" "unknown mesh format" "$kempe" mesh info "$work/r.txt"

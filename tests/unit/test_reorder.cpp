@@ -13,6 +13,7 @@
 
 #include "coloring/coloring.hpp"
 #include "coloring/reorder.hpp"
+#include "mesh/generators.hpp"
 #include "mesh/geometry.hpp"
 #include "mesh_fixtures.hpp"
 
@@ -413,6 +414,31 @@ TEST(Reorder, EveryOrderingOnEveryMesh) {
         }
       }
     }
+  }
+}
+
+TEST(Reorder, PeriodicFacesTakeTheirNewLeftElementsVertices) {
+  // A periodic face joins nodes on opposite sides of the domain: when an ordering swaps its sides, its vertices
+  // must be the new left element's own, not the old ones reversed.
+  const Mesh mesh = periodic_grid_mesh(6, 1.0, 0.1);
+  const FaceColoring coloring = color_faces(mesh, {"kempe", 3});
+  for (const Ordering& o : orderings()) {
+    Mesh m = mesh;
+    FaceColoring c = coloring;
+    apply_ordering(m, c, shuffled(m, c, 5));
+    apply_ordering(m, c, o.compute(m, c));
+    int periodic_faces = 0;
+    for (index_t f = 0; f < m.num_faces(); ++f) {
+      const index_t l = m.face_left[f];
+      const int j = m.face_left_local[f];
+      ASSERT_EQ(m.face_vertices[std::size_t(f) * max_face_vertices], m.element_vertices[3 * l + j]) << o.name << " face " << f;
+      ASSERT_EQ(m.face_vertices[std::size_t(f) * max_face_vertices + 1], m.element_vertices[3 * l + (j + 1) % 3])
+          << o.name << " face " << f;
+      const index_t r = m.face_right[f];
+      if (r != no_element && m.element_vertices[3 * r + (m.face_right_local[f] + 1) % 3] != m.element_vertices[3 * l + j])
+        ++periodic_faces;
+    }
+    EXPECT_EQ(periodic_faces, 2 * 6) << o.name;
   }
 }
 

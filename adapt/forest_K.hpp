@@ -1,0 +1,650 @@
+// The passes of one adaptation of a triangle forest (adapt/forest.hpp), as point functions run through forall
+// on either backend. Every pass reads the old arrays and writes new ones, or gathers into its own row: no two
+// threads write one place, so the result is the same for any thread count, on the CPU and on the GPU.
+//
+// Conventions (adapt/forest.hpp says why):
+// - A triangle's vertices v0 v1 v2 run counterclockwise; its local edge j joins v_j and v_{j+1}.
+// - Children: 0 = (v0, m0, m2), 1 = (m0, v1, m1), 2 = (m2, m1, v2), 3 = (m1, m2, m0), m_j the midpoint of edge j.
+//   Corner child j keeps vertex j of its parent; the centre child's edge j is parallel to the parent's edge j.
+// - An edge node has two sides; the element on side 0 runs along it from its first vertex to its second, the
+//   one on side 1 the other way. Its first child is the half at the first vertex (counterclockwise as seen from
+//   side 0, the paper's left element), its second child the other half.
+#pragma once
+
+#include <cstdint>
+
+#include "base/types.hpp"
+#include "kernels/backend.hpp"
+
+namespace kempe::adapt {
+
+/// Which part of an element's edge a face covers.
+inline constexpr std::int8_t whole_edge = 0, first_half = 1, second_half = 2;
+
+/// edge_flags bits.
+inline constexpr std::uint8_t edge_periodic = 1;  ///< the two sides see the edge at different places (a periodic join)
+inline constexpr std::uint8_t edge_interior = 2;  ///< made inside a refined triangle (no parent edge)
+
+/// edge_state bits of one adaptation.
+inline constexpr std::uint8_t edge_splits = 1;    ///< a leaf edge that gets two children
+inline constexpr std::uint8_t edge_unsplits = 2;  ///< a split edge whose children go
+
+/// Raw pointers to every array of a forest (in the backend's memory). Shapes: [nodes], [elements][3],
+/// [edges][2] (per side) as stated.
+struct ForestPtrs {
+  index_t num_nodes = 0, num_elements = 0, num_edges = 0;
+  index_t root_nodes = 0;  ///< nodes below this index are the start mesh's and never go
+  int num_colors = 0;      ///< K, the start mesh's colors; faces use 0 .. 2K-1
+  double *x = nullptr, *y = nullptr, *z = nullptr;
+  index_t* node_edge = nullptr;  ///< [nodes] the edge a midpoint node halves (no_element for root nodes)
+
+  index_t* elem_vertices = nullptr;      ///< [elements][3]
+  index_t* elem_edges = nullptr;         ///< [elements][3]
+  std::uint8_t* elem_sides = nullptr;    ///< [elements] bit j: the element's side of its edge j
+  std::uint8_t* elem_level = nullptr;    ///< [elements] 0 for the start mesh's triangles
+  std::uint64_t* elem_path = nullptr;    ///< [elements] child number at level l in bits 2l-2, 2l-1
+  index_t* elem_root = nullptr;          ///< [elements] the start mesh's triangle it lies in
+
+  index_t* edge_parent = nullptr;       ///< [edges] no_element for start edges and interior edges
+  index_t* edge_child = nullptr;        ///< [edges] first child (the second follows it), no_element for a leaf
+  index_t* edge_mid = nullptr;          ///< [edges][2] midpoint node as seen from each side, no_element for a leaf
+  std::int8_t* edge_color = nullptr;    ///< [edges]
+  std::int32_t* edge_boundary = nullptr;  ///< [edges] boundary group, no_boundary inside
+  std::uint8_t* edge_flags = nullptr;   ///< [edges] edge_periodic, edge_interior
+  std::uint8_t* edge_shift = nullptr;   ///< [edges] periodic edges: which translation takes side 0 to side 1
+  index_t* edge_elem = nullptr;         ///< [edges][2] the leaf on each side that has this edge itself, or no_element
+  std::int8_t* edge_local = nullptr;    ///< [edges][2] that leaf's local edge index
+};
+
+/// Faces of the leaf mesh: [faces] each, vertices [faces][2].
+struct FacePtrs {
+  index_t num_faces = 0;
+  index_t *left = nullptr, *right = nullptr;  ///< right = no_element on the boundary; left < right otherwise
+  std::int8_t *left_local = nullptr, *right_local = nullptr;
+  std::int8_t *left_half = nullptr, *right_half = nullptr;  ///< whole_edge, first_half or second_half
+  std::int8_t* color = nullptr;
+  std::int32_t* boundary = nullptr;
+  index_t* edge = nullptr;      ///< the edge node it is
+  index_t* vertices = nullptr;  ///< [faces][2] in the left element's direction
+};
+
+/// Up to this many translations between periodic sides (the table of ForestPtrs::edge_shift).
+inline constexpr int max_periodic_shifts = 16;
+struct PeriodicShifts {
+  double dx[max_periodic_shifts] = {}, dy[max_periodic_shifts] = {}, dz[max_periodic_shifts] = {};
+};
+
+KEMPE_HD int child_number(std::uint64_t path, int level) { return level == 0 ? 0 : int((path >> (2 * (level - 1))) & 3u); }
+KEMPE_HD std::uint64_t parent_path(std::uint64_t path, int level) {
+  return level == 0 ? path : path & ~(std::uint64_t(3) << (2 * (level - 1)));
+}
+KEMPE_HD int side_of(const ForestPtrs& f, index_t e, int j) { return (f.elem_sides[e] >> j) & 1; }
+
+/// Whether elements g .. g+3 are the four children of one parent, all leaves (the only groups that coarsen).
+KEMPE_HD bool is_sibling_group(const ForestPtrs& f, index_t g) {
+  if (g < 0 || g + 3 >= f.num_elements) return false;
+  const int level = f.elem_level[g];
+  if (level == 0) return false;
+  const std::uint64_t parent = parent_path(f.elem_path[g], level);
+  for (int k = 0; k < 4; ++k) {
+    const index_t e = g + k;
+    if (f.elem_level[e] != level || f.elem_root[e] != f.elem_root[g] || parent_path(f.elem_path[e], level) != parent ||
+        child_number(f.elem_path[e], level) != k)
+      return false;
+  }
+  return true;
+}
+
+/// visit(neighbour) for every leaf across the edges of leaf e: the one on the same edge, the two finer ones on its
+/// halves, or the coarser one whose edge contains it.
+template <class Visit>
+KEMPE_HD void for_each_neighbor(const ForestPtrs& f, index_t e, Visit&& visit) {
+  for (int j = 0; j < 3; ++j) {
+    const index_t edge = f.elem_edges[3 * e + j];
+    const int other = 1 - side_of(f, e, j);
+    const index_t same = f.edge_elem[2 * edge + other];
+    if (same != no_element) {
+      visit(same);
+    } else if (f.edge_child[edge] != no_element) {
+      for (int c = 0; c < 2; ++c) {
+        const index_t finer = f.edge_elem[2 * (f.edge_child[edge] + c) + other];
+        if (finer != no_element) visit(finer);
+      }
+    } else if (f.edge_parent[edge] != no_element) {
+      const index_t coarser = f.edge_elem[2 * f.edge_parent[edge] + other];
+      if (coarser != no_element) visit(coarser);
+    }
+  }
+}
+
+/// splitmix64: the seeded random flags are a function of (seed, cycle, element), the same on every backend.
+KEMPE_HD std::uint64_t mix64(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+KEMPE_HD double uniform01(std::uint64_t seed, std::uint64_t stream, std::uint64_t i) {
+  return double(mix64(mix64(seed ^ mix64(stream)) ^ i) >> 11) * 0x1.0p-53;
+}
+
+/// Flags a random fraction of the leaves for refinement and of the sibling groups for coarsening (a group's four
+/// leaves draw one number, by the index of its first child).
+struct FlagRandom {
+  ForestPtrs f;
+  double refine_fraction, coarsen_fraction;
+  std::uint64_t seed, cycle;
+  std::uint8_t *refine, *coarsen;
+  KEMPE_HD void operator()(index_t e) const {
+    refine[e] = uniform01(seed, 2 * cycle, std::uint64_t(e)) < refine_fraction;
+    const int level = f.elem_level[e];
+    const index_t g = e - child_number(f.elem_path[e], level);
+    coarsen[e] = level > 0 && uniform01(seed, 2 * cycle + 1, std::uint64_t(g)) < coarsen_fraction;
+  }
+};
+
+struct FlagAll {
+  std::uint8_t *refine, *coarsen;
+  std::uint8_t refine_value, coarsen_value;
+  KEMPE_HD void operator()(index_t e) const {
+    refine[e] = refine_value;
+    coarsen[e] = coarsen_value;
+  }
+};
+
+/// delta[e] = +1 (refine), -1 (coarsen: the whole group is flagged and none of it refines) or 0.
+struct InitDelta {
+  ForestPtrs f;
+  const std::uint8_t *refine, *coarsen;
+  int max_level;
+  std::int8_t* delta;
+  KEMPE_HD bool refines(index_t e) const { return refine[e] && f.elem_level[e] < max_level; }
+  KEMPE_HD void operator()(index_t e) const {
+    if (refines(e)) {
+      delta[e] = 1;
+      return;
+    }
+    const int level = f.elem_level[e];
+    const index_t g = e - child_number(f.elem_path[e], level);
+    bool group = coarsen[e] && is_sibling_group(f, g);
+    for (int k = 0; group && k < 4; ++k) group = coarsen[g + k] && !refines(g + k);
+    delta[e] = group ? -1 : 0;
+  }
+};
+
+/// 2:1 balance, one pass: raise[e] when a neighbour's new level would exceed e's by more than one.
+struct FindRaise {
+  ForestPtrs f;
+  const std::int8_t* delta;
+  std::uint8_t* raise;
+  KEMPE_HD void operator()(index_t e) const {
+    const int target = f.elem_level[e] + delta[e];
+    bool r = false;
+    for_each_neighbor(f, e, [&](index_t n) { r = r || f.elem_level[n] + delta[n] > target + 1; });
+    raise[e] = r;
+  }
+};
+
+/// Applies the raises: a coarsening group with a raised member stays (all four read the same flags), a kept
+/// leaf that is raised refines.
+struct ApplyRaise {
+  ForestPtrs f;
+  const std::uint8_t* raise;
+  std::int8_t* delta;
+  KEMPE_HD void operator()(index_t e) const {
+    if (delta[e] < 0) {
+      const index_t g = e - child_number(f.elem_path[e], f.elem_level[e]);
+      bool any = false;
+      for (int k = 0; k < 4; ++k) any = any || raise[g + k];
+      if (any) delta[e] = 0;
+    } else if (delta[e] == 0 && raise[e]) {
+      delta[e] = 1;
+    }
+  }
+};
+
+/// Whether a leaf edge splits (a leaf that has the edge itself refines) or a split edge loses its children
+/// (every leaf on them coarsens and no leaf that has the edge itself refines).
+struct EdgeActions {
+  ForestPtrs f;
+  const std::int8_t* delta;
+  std::uint8_t* state;
+  KEMPE_HD void operator()(index_t edge) const {
+    bool refined_side = false;
+    for (int s = 0; s < 2; ++s) {
+      const index_t e = f.edge_elem[2 * edge + s];
+      refined_side = refined_side || (e != no_element && delta[e] > 0);
+    }
+    std::uint8_t st = 0;
+    const index_t child = f.edge_child[edge];
+    if (child == no_element) {
+      if (refined_side) st = edge_splits;
+    } else if (!refined_side && f.edge_child[child] == no_element && f.edge_child[child + 1] == no_element) {
+      bool all_coarsen = true;
+      for (int c = 0; c < 2; ++c)
+        for (int s = 0; s < 2; ++s) {
+          const index_t e = f.edge_elem[2 * (child + c) + s];
+          all_coarsen = all_coarsen && (e == no_element || delta[e] < 0);
+        }
+      if (all_coarsen) st = edge_unsplits;
+    }
+    state[edge] = st;
+  }
+};
+
+/// Per edge: 1 if it stays, 1 if it splits, and the midpoint nodes it makes (two on a periodic edge).
+struct EdgeCounts {
+  ForestPtrs f;
+  const std::int8_t* delta;
+  const std::uint8_t* state;
+  index_t *keep, *splits, *new_nodes;
+  KEMPE_HD void operator()(index_t edge) const {
+    bool kept = true;
+    const index_t parent = f.edge_parent[edge];
+    if (parent != no_element) {
+      kept = !(state[parent] & edge_unsplits);
+    } else if (f.edge_flags[edge] & edge_interior) {
+      // The centre child's edges go with its group; a split interior edge has no leaf on it, and stays.
+      const index_t e = f.edge_elem[2 * edge + 1];
+      kept = !(e != no_element && delta[e] < 0);
+    }
+    keep[edge] = kept;
+    const bool split = state[edge] & edge_splits;
+    splits[edge] = split;
+    new_nodes[edge] = split ? ((f.edge_flags[edge] & edge_periodic) ? 2 : 1) : 0;
+  }
+};
+
+struct NodeKeep {
+  ForestPtrs f;
+  const std::uint8_t* state;
+  index_t* keep;
+  KEMPE_HD void operator()(index_t n) const {
+    keep[n] = n < f.root_nodes || !(state[f.node_edge[n]] & edge_unsplits);
+  }
+};
+
+/// New elements per leaf: four when it refines, one when it stays, one for the first of a coarsening group.
+struct ElementCounts {
+  ForestPtrs f;
+  const std::int8_t* delta;
+  index_t *count, *refined;
+  KEMPE_HD void operator()(index_t e) const {
+    const int d = delta[e];
+    count[e] = d > 0 ? 4 : d == 0 ? 1 : (child_number(f.elem_path[e], f.elem_level[e]) == 0 ? 1 : 0);
+    refined[e] = d > 0;
+  }
+};
+
+/// Where the new arrays put what the old ones had: exclusive prefix sums of the counts above.
+struct AdaptOffsets {
+  const index_t* node_keep;   ///< [old nodes] 0/1
+  const index_t* node_new;    ///< [old nodes] new index of a kept node
+  const index_t* edge_keep;   ///< [old edges] 0/1
+  const index_t* edge_new;    ///< [old edges] new index of a kept edge
+  const index_t* split_offset;  ///< [old edges] children of a splitting edge at kept_edges + 2 * this
+  const index_t* mid_offset;    ///< [old edges] its new midpoints at kept_nodes + this
+  const index_t* elem_offset;   ///< [old elements] first new element
+  const index_t* refine_offset;  ///< [old elements] interior edges of a refining one at kept_edges + 2 * splits + 3 * this
+  const std::uint8_t* state;
+  const std::int8_t* delta;
+  index_t kept_nodes = 0, kept_edges = 0, splits = 0;
+};
+
+/// The new index of the midpoint of old edge `edge` as seen from `side`, once it is split (now or before).
+KEMPE_HD index_t new_midpoint(const ForestPtrs& f, const AdaptOffsets& o, index_t edge, int side) {
+  if (o.state[edge] & edge_splits)
+    return o.kept_nodes + o.mid_offset[edge] + ((f.edge_flags[edge] & edge_periodic) && side == 1 ? 1 : 0);
+  return o.node_new[f.edge_mid[2 * edge + side]];
+}
+/// The new index of the first child of old edge `edge`, once it is split.
+KEMPE_HD index_t new_first_child(const ForestPtrs& f, const AdaptOffsets& o, index_t edge) {
+  if (o.state[edge] & edge_splits) return o.kept_edges + 2 * o.split_offset[edge];
+  return o.edge_new[f.edge_child[edge]];
+}
+
+/// Writes edge i of `to` as a leaf edge (no children, no midpoint).
+KEMPE_HD void set_leaf_edge(const ForestPtrs& to, index_t i, index_t parent, int color, std::int32_t boundary,
+                            std::uint8_t flags, std::uint8_t shift) {
+  to.edge_parent[i] = parent;
+  to.edge_child[i] = no_element;
+  to.edge_mid[2 * i] = no_element;
+  to.edge_mid[2 * i + 1] = no_element;
+  to.edge_color[i] = static_cast<std::int8_t>(color);
+  to.edge_boundary[i] = boundary;
+  to.edge_flags[i] = flags;
+  to.edge_shift[i] = shift;
+}
+
+/// Kept nodes, moved to their new places.
+struct MoveNodes {
+  ForestPtrs from, to;
+  AdaptOffsets o;
+  KEMPE_HD void operator()(index_t n) const {
+    if (!o.node_keep[n]) return;
+    const index_t m = o.node_new[n];
+    to.x[m] = from.x[n];
+    to.y[m] = from.y[n];
+    to.z[m] = from.z[n];
+    to.node_edge[m] = n < from.root_nodes ? no_element : o.edge_new[from.node_edge[n]];
+  }
+};
+
+/// Midpoints of the splitting edges: from the leaf that has the edge itself (the one refining), on the other
+/// side of a periodic edge translated by its shift. A boundary edge's midpoint goes on the curve
+/// (ForestPtrs::edge has none yet: the chord's middle).
+struct NewMidpoints {
+  ForestPtrs from, to;
+  AdaptOffsets o;
+  PeriodicShifts shifts;
+  KEMPE_HD void operator()(index_t edge) const {
+    if (!(o.state[edge] & edge_splits)) return;
+    int s = from.edge_elem[2 * edge] != no_element ? 0 : 1;
+    const index_t e = from.edge_elem[2 * edge + s];
+    const int j = from.edge_local[2 * edge + s];
+    const index_t a = from.elem_vertices[3 * e + j], b = from.elem_vertices[3 * e + (j + 1) % 3];
+    const double mx = 0.5 * (from.x[a] + from.x[b]), my = 0.5 * (from.y[a] + from.y[b]), mz = 0.5 * (from.z[a] + from.z[b]);
+    const index_t first = o.kept_nodes + o.mid_offset[edge];
+    const index_t new_edge = o.edge_new[edge];
+    if (from.edge_flags[edge] & edge_periodic) {
+      const int k = from.edge_shift[edge];
+      const double sign = s == 0 ? 1.0 : -1.0;  // the shift takes side 0's place to side 1's
+      const index_t here = first + s, there = first + 1 - s;
+      to.x[here] = mx, to.y[here] = my, to.z[here] = mz;
+      to.x[there] = mx + sign * shifts.dx[k], to.y[there] = my + sign * shifts.dy[k], to.z[there] = mz + sign * shifts.dz[k];
+      to.node_edge[here] = new_edge;
+      to.node_edge[there] = new_edge;
+    } else {
+      to.x[first] = mx, to.y[first] = my, to.z[first] = mz;
+      to.node_edge[first] = new_edge;
+    }
+  }
+};
+
+/// Kept edges in their new places, and the two children of each splitting edge: Alg. 4 of Giuliani &
+/// Krivodonova (2017), child m of a face of color c gets ((c + 3m - 4) mod 6) + 1 in the paper's 1-based
+/// colors, here with K start colors: the first child keeps c, the second gets (c + K) mod 2K.
+struct MoveEdges {
+  ForestPtrs from, to;
+  AdaptOffsets o;
+  KEMPE_HD void operator()(index_t edge) const {
+    if (!o.edge_keep[edge]) return;
+    const index_t m = o.edge_new[edge];
+    const std::uint8_t st = o.state[edge];
+    const index_t parent = from.edge_parent[edge];
+    to.edge_parent[m] = parent == no_element ? no_element : o.edge_new[parent];
+    const bool split = (st & edge_splits) || (from.edge_child[edge] != no_element && !(st & edge_unsplits));
+    to.edge_child[m] = split ? new_first_child(from, o, edge) : no_element;
+    to.edge_mid[2 * m] = split ? new_midpoint(from, o, edge, 0) : no_element;
+    to.edge_mid[2 * m + 1] = split ? new_midpoint(from, o, edge, 1) : no_element;
+    to.edge_color[m] = from.edge_color[edge];
+    to.edge_boundary[m] = from.edge_boundary[edge];
+    to.edge_flags[m] = from.edge_flags[edge];
+    to.edge_shift[m] = from.edge_shift[edge];
+    if (st & edge_splits) {
+      const index_t c = o.kept_edges + 2 * o.split_offset[edge];
+      const int K = from.num_colors;
+      const int c0 = from.edge_color[edge];
+      const auto periodic = static_cast<std::uint8_t>(from.edge_flags[edge] & edge_periodic);
+      set_leaf_edge(to, c, m, c0, from.edge_boundary[edge], periodic, from.edge_shift[edge]);
+      set_leaf_edge(to, c + 1, m, (c0 + K) % (2 * K), from.edge_boundary[edge], periodic, from.edge_shift[edge]);
+    }
+  }
+};
+
+/// The new elements: kept leaves moved, refined leaves replaced by their four children (stored together where
+/// the parent was, with the three interior edges), coarsened groups by their parent.
+struct BuildElements {
+  ForestPtrs from, to;
+  AdaptOffsets o;
+  KEMPE_HD void set(index_t m, index_t v0, index_t v1, index_t v2, index_t e0, index_t e1, index_t e2, unsigned sides,
+                    int level, std::uint64_t path, index_t root) const {
+    to.elem_vertices[3 * m] = v0, to.elem_vertices[3 * m + 1] = v1, to.elem_vertices[3 * m + 2] = v2;
+    to.elem_edges[3 * m] = e0, to.elem_edges[3 * m + 1] = e1, to.elem_edges[3 * m + 2] = e2;
+    to.elem_sides[m] = static_cast<std::uint8_t>(sides);
+    to.elem_level[m] = static_cast<std::uint8_t>(level);
+    to.elem_path[m] = path;
+    to.elem_root[m] = root;
+  }
+  KEMPE_HD void operator()(index_t e) const {
+    const int d = o.delta[e];
+    const index_t m = o.elem_offset[e];
+    const int level = from.elem_level[e];
+    const std::uint64_t path = from.elem_path[e];
+    const index_t root = from.elem_root[e];
+    const index_t* v = from.elem_vertices + 3 * e;
+    const index_t* ed = from.elem_edges + 3 * e;
+    if (d == 0) {
+      set(m, o.node_new[v[0]], o.node_new[v[1]], o.node_new[v[2]], o.edge_new[ed[0]], o.edge_new[ed[1]], o.edge_new[ed[2]],
+          from.elem_sides[e], level, path, root);
+      return;
+    }
+    if (d < 0) {
+      if (child_number(path, level) != 0) return;
+      // The parent's vertex j is corner child j's, its edge j the parent of corner child j's edge j.
+      index_t pv[3], pe[3];
+      unsigned sides = 0;
+      for (int j = 0; j < 3; ++j) {
+        pv[j] = o.node_new[from.elem_vertices[3 * (e + j) + j]];
+        pe[j] = o.edge_new[from.edge_parent[from.elem_edges[3 * (e + j) + j]]];
+        sides |= unsigned(side_of(from, e + j, j)) << j;
+      }
+      set(m, pv[0], pv[1], pv[2], pe[0], pe[1], pe[2], sides, level - 1, parent_path(path, level), root);
+      return;
+    }
+    index_t vn[3], mid[3], first[3], second[3];
+    int s[3];
+    for (int j = 0; j < 3; ++j) {
+      vn[j] = o.node_new[v[j]];
+      s[j] = side_of(from, e, j);
+      mid[j] = new_midpoint(from, o, ed[j], s[j]);
+      const index_t c = new_first_child(from, o, ed[j]);
+      // Going counterclockwise round this element, side 0 meets the edge's first child first.
+      first[j] = s[j] == 0 ? c : c + 1;
+      second[j] = s[j] == 0 ? c + 1 : c;
+    }
+    const index_t inner = o.kept_edges + 2 * o.splits + 3 * o.refine_offset[e];  // interior edges I0 I1 I2
+    const unsigned s0 = unsigned(s[0]), s1 = unsigned(s[1]), s2 = unsigned(s[2]);
+    const std::uint64_t step = std::uint64_t(1) << (2 * level);
+    // Interior edge I_j lies between the centre child (side 1) and a corner child (side 0) and is parallel to
+    // the parent's edge j, whose color it takes (Alg. 4, line 10; a split edge's first child has its color).
+    set(m + 0, vn[0], mid[0], mid[2], first[0], inner + 1, second[2], s0 | (0u << 1) | (s2 << 2), level + 1, path, root);
+    set(m + 1, mid[0], vn[1], mid[1], second[0], first[1], inner + 2, s0 | (s1 << 1) | (0u << 2), level + 1, path + step, root);
+    set(m + 2, mid[2], mid[1], vn[2], inner + 0, second[1], first[2], 0u | (s1 << 1) | (s2 << 2), level + 1, path + 2 * step, root);
+    set(m + 3, mid[1], mid[2], mid[0], inner + 0, inner + 1, inner + 2, 7u, level + 1, path + 3 * step, root);
+    for (int j = 0; j < 3; ++j) set_leaf_edge(to, inner + j, no_element, from.edge_color[ed[j]], no_boundary, edge_interior, 0);
+  }
+};
+
+struct ClearIncidence {
+  ForestPtrs f;
+  KEMPE_HD void operator()(index_t edge) const {
+    f.edge_elem[2 * edge] = no_element;
+    f.edge_elem[2 * edge + 1] = no_element;
+    f.edge_local[2 * edge] = -1;
+    f.edge_local[2 * edge + 1] = -1;
+  }
+};
+
+/// Each leaf enters itself on its three edges (one leaf per edge side: no two threads write one place).
+struct ScatterIncidence {
+  ForestPtrs f;
+  KEMPE_HD void operator()(index_t e) const {
+    for (int j = 0; j < 3; ++j) {
+      const index_t slot = 2 * f.elem_edges[3 * e + j] + side_of(f, e, j);
+      f.edge_elem[slot] = e;
+      f.edge_local[slot] = static_cast<std::int8_t>(j);
+    }
+  }
+};
+
+/// A face for each leaf edge that a leaf has itself.
+struct FaceFlags {
+  ForestPtrs f;
+  index_t* is_face;
+  KEMPE_HD void operator()(index_t edge) const {
+    is_face[edge] = f.edge_child[edge] == no_element &&
+                    (f.edge_elem[2 * edge] != no_element || f.edge_elem[2 * edge + 1] != no_element);
+  }
+};
+
+/// One face per leaf edge, in edge order, with its sort key (color, then left element): the lower-numbered
+/// element is on the left, and a coarse element sees the face on half of its edge.
+struct BuildFaces {
+  ForestPtrs f;
+  const index_t* is_face;
+  const index_t* face_of_edge;  ///< exclusive scan of is_face
+  FacePtrs out;
+  std::int64_t* key;
+  index_t* order;
+  KEMPE_HD void operator()(index_t edge) const {
+    if (!is_face[edge]) return;
+    const index_t k = face_of_edge[edge];
+    index_t elem[2];
+    int local[2], half[2];
+    const index_t parent = f.edge_parent[edge];
+    for (int s = 0; s < 2; ++s) {
+      elem[s] = f.edge_elem[2 * edge + s];
+      local[s] = f.edge_local[2 * edge + s];
+      half[s] = whole_edge;
+      if (elem[s] == no_element && parent != no_element && f.edge_elem[2 * parent + s] != no_element) {
+        elem[s] = f.edge_elem[2 * parent + s];
+        local[s] = f.edge_local[2 * parent + s];
+        // Side 0 runs along the parent from its first child to its second, side 1 the other way.
+        const bool first_child = f.edge_child[parent] == edge;
+        half[s] = (first_child == (s == 0)) ? first_half : second_half;
+      }
+    }
+    int l = elem[0] != no_element ? 0 : 1;
+    if (elem[0] != no_element && elem[1] != no_element && elem[1] < elem[0]) l = 1;
+    const int r = 1 - l;
+    out.left[k] = elem[l];
+    out.right[k] = elem[r];
+    out.left_local[k] = static_cast<std::int8_t>(local[l]);
+    out.right_local[k] = static_cast<std::int8_t>(elem[r] == no_element ? -1 : local[r]);
+    out.left_half[k] = static_cast<std::int8_t>(half[l]);
+    out.right_half[k] = static_cast<std::int8_t>(elem[r] == no_element ? whole_edge : half[r]);
+    out.color[k] = f.edge_color[edge];
+    out.boundary[k] = f.edge_boundary[edge];
+    out.edge[k] = edge;
+    // Vertices in the left element's direction: its own edge, or the half of it that this face covers.
+    const index_t* v = f.elem_vertices + 3 * elem[l];
+    index_t a = v[local[l]], b = v[(local[l] + 1) % 3];
+    if (half[l] != whole_edge) {
+      const index_t mid = f.edge_mid[2 * parent + l];
+      if (half[l] == first_half) b = mid; else a = mid;
+    }
+    out.vertices[2 * k] = a;
+    out.vertices[2 * k + 1] = b;
+    key[k] = std::int64_t(f.edge_color[edge]) * (std::int64_t(f.num_elements) + 1) + elem[l];
+    order[k] = k;
+  }
+};
+
+/// Face arrays in sorted order: to[i] = from[order[i]]; each face's edge learns its face.
+struct GatherFaces {
+  FacePtrs from, to;
+  const index_t* order;
+  index_t* edge_face;
+  KEMPE_HD void operator()(index_t i) const {
+    const index_t k = order[i];
+    to.left[i] = from.left[k], to.right[i] = from.right[k];
+    to.left_local[i] = from.left_local[k], to.right_local[i] = from.right_local[k];
+    to.left_half[i] = from.left_half[k], to.right_half[i] = from.right_half[k];
+    to.color[i] = from.color[k];
+    to.boundary[i] = from.boundary[k];
+    to.edge[i] = from.edge[k];
+    to.vertices[2 * i] = from.vertices[2 * k];
+    to.vertices[2 * i + 1] = from.vertices[2 * k + 1];
+    edge_face[from.edge[k]] = i;
+  }
+};
+
+/// color_begin[c] for c in [0, colors]: the first face of color c or above (faces sorted by color).
+struct ColorBegin {
+  FacePtrs faces;
+  int colors;
+  index_t* color_begin;
+  KEMPE_HD void operator()(index_t i) const {
+    // Face i starts colors (color[i-1], color[i]]; the last face also ends the colors above its own.
+    const int below = i == 0 ? -1 : faces.color[i - 1];
+    for (int c = below + 1; c <= faces.color[i]; ++c) color_begin[c] = i;
+    if (i == faces.num_faces - 1)
+      for (int c = faces.color[i] + 1; c <= colors; ++c) color_begin[c] = faces.num_faces;
+  }
+};
+
+/// The O(faces) check of an adapted mesh, per leaf: each of its edges is covered by its own face or by the two
+/// faces of its halves, each naming this leaf on the right side with the right local edge and half; their colors
+/// are distinct and below 2K; neighbours differ by at most one level. Returns the number of failures (0 or more).
+struct CheckElement {
+  ForestPtrs f;
+  FacePtrs faces;
+  const index_t* edge_face;
+  KEMPE_HD bool names(index_t face, index_t e, int j, int half) const {
+    if (face < 0 || face >= faces.num_faces) return false;
+    if (faces.left[face] == e && faces.left_local[face] == j && faces.left_half[face] == half) return true;
+    return faces.right[face] == e && faces.right_local[face] == j && faces.right_half[face] == half;
+  }
+  KEMPE_HD int operator()(index_t e) const {
+    int failures = 0;
+    unsigned used = 0;
+    auto take = [&](index_t face) {
+      const int c = faces.color[face];
+      if (c < 0 || c >= 2 * f.num_colors || (used >> c) & 1u) ++failures;
+      used |= 1u << (c & 31);
+    };
+    for (int j = 0; j < 3; ++j) {
+      const index_t edge = f.elem_edges[3 * e + j];
+      const int s = side_of(f, e, j);
+      const index_t child = f.edge_child[edge];
+      if (child == no_element) {
+        const index_t face = edge_face[edge];
+        if (!names(face, e, j, whole_edge)) { ++failures; continue; }
+        take(face);
+      } else {
+        for (int c = 0; c < 2; ++c) {
+          const index_t face = edge_face[child + c];
+          const int half = (c == 0) == (s == 0) ? first_half : second_half;
+          if (f.edge_child[child + c] != no_element || !names(face, e, j, half)) { ++failures; continue; }
+          take(face);
+        }
+      }
+    }
+    const int level = f.elem_level[e];
+    for_each_neighbor(f, e, [&](index_t n) {
+      const int d = int(f.elem_level[n]) - level;
+      if (d > 1 || d < -1) ++failures;
+    });
+    return failures;
+  }
+};
+
+/// The same check per face: each side it names has the face's edge itself, or (on half of it) the edge's parent;
+/// a face inside the mesh has two sides, and only a boundary edge has one.
+struct CheckFace {
+  ForestPtrs f;
+  FacePtrs faces;
+  KEMPE_HD bool side_ok(index_t e, int j, int half, index_t edge) const {
+    if (e < 0 || e >= f.num_elements || j < 0 || j > 2) return false;
+    const index_t own = f.elem_edges[3 * e + j];
+    if (half == whole_edge) return own == edge;
+    const index_t parent = f.edge_parent[edge];
+    if (parent == no_element || own != parent) return false;
+    const bool first_child = f.edge_child[parent] == edge;
+    return half == ((first_child == (side_of(f, e, j) == 0)) ? first_half : second_half);
+  }
+  KEMPE_HD int operator()(index_t i) const {
+    const index_t edge = faces.edge[i];
+    int failures = side_ok(faces.left[i], faces.left_local[i], faces.left_half[i], edge) ? 0 : 1;
+    if (faces.right[i] == no_element) {
+      failures += faces.boundary[i] == no_boundary;
+    } else {
+      failures += !side_ok(faces.right[i], faces.right_local[i], faces.right_half[i], edge);
+      failures += faces.right[i] < faces.left[i];
+    }
+    return failures;
+  }
+};
+
+}  // namespace kempe::adapt

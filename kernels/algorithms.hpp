@@ -1,0 +1,105 @@
+// Scans, sorts and reductions over index ranges, on either backend, from Thrust (CUDA's CCCL): on the GPU its
+// CUDA system on launch_stream(), on the CPU its OpenMP system (its C++ system without OpenMP). The passes of an
+// adaptation (adapt/) count, compact and regroup with these; nothing here is written by hand.
+//
+// Only counts and totals come back to the host (one small copy each); arrays stay in the backend's memory.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/reduce.h>
+#include <thrust/scan.h>
+#include <thrust/sort.h>
+#include <thrust/system/cpp/execution_policy.h>
+#include <thrust/transform_reduce.h>
+#if defined(_OPENMP)
+#include <thrust/system/omp/execution_policy.h>
+#endif
+
+#include "kernels/backend.hpp"
+
+#if KEMPE_DEVICE_COMPILE
+#include <thrust/system/cuda/execution_policy.h>
+#endif
+
+namespace kempe {
+
+/// run(policy) with Thrust's execution policy for `backend`; the CUDA backend only in nvcc-compiled units.
+template <class Run>
+decltype(auto) with_thrust_policy(Backend backend, Run&& run) {
+#if KEMPE_DEVICE_COMPILE
+  if (backend == Backend::cuda) return run(thrust::cuda::par.on(launch_stream()));
+#else
+  if (backend == Backend::cuda) throw_host_only_translation_unit();
+#endif
+#if defined(_OPENMP)
+  return run(thrust::omp::par);
+#else
+  return run(thrust::cpp::par);
+#endif
+}
+
+/// One value of a backend's array, copied to the host (a count or an offset).
+template <class T>
+T value_at(Backend backend, const T* p) {
+  if (backend == Backend::cpu) return *p;
+  T value{};
+  copy_to_host(&value, p, sizeof(T), "a count");
+  return value;
+}
+
+/// out[i] = in[0] + ... + in[i-1] for i in [0, n) (in and out may be the same array); returns the total
+/// in[0] + ... + in[n-1], the size of whatever the offsets index.
+template <class T>
+T exclusive_scan(Backend backend, const T* in, index_t n, T* out) {
+  if (n <= 0) return T{};
+  const T last_in = value_at(backend, in + n - 1);
+  with_thrust_policy(backend, [&](auto&& policy) { thrust::exclusive_scan(policy, in, in + n, out); return 0; });
+  return static_cast<T>(value_at(backend, out + n - 1) + last_in);
+}
+
+/// Sorts keys[0, n) ascending and permutes values alike; equal keys keep their order.
+template <class Key, class Value>
+void stable_sort_by_key(Backend backend, Key* keys, Value* values, index_t n) {
+  if (n <= 1) return;
+  with_thrust_policy(backend, [&](auto&& policy) { thrust::stable_sort_by_key(policy, keys, keys + n, values); return 0; });
+}
+
+namespace detail {
+/// f(i) as a 64-bit integer, for transform_reduce over a counting iterator.
+template <class F>
+struct AsCount {
+  F f;
+  KEMPE_HD std::int64_t operator()(index_t i) const { return static_cast<std::int64_t>(f(i)); }
+};
+struct Plus64 {
+  KEMPE_HD std::int64_t operator()(std::int64_t a, std::int64_t b) const { return a + b; }
+};
+struct Max64 {
+  KEMPE_HD std::int64_t operator()(std::int64_t a, std::int64_t b) const { return a < b ? b : a; }
+};
+}  // namespace detail
+
+/// The sum of f(i) (an integer: 0/1 for a count) over i in [0, n).
+template <class F>
+std::int64_t sum(Backend backend, index_t n, F f) {
+  if (n <= 0) return 0;
+  return with_thrust_policy(backend, [&](auto&& policy) {
+    return thrust::transform_reduce(policy, thrust::counting_iterator<index_t>(0), thrust::counting_iterator<index_t>(n),
+                                    detail::AsCount<F>{f}, std::int64_t{0}, detail::Plus64{});
+  });
+}
+
+/// The largest f(i) (an integer) over i in [0, n); `empty` for n = 0.
+template <class F>
+std::int64_t maximum(Backend backend, index_t n, F f, std::int64_t empty) {
+  if (n <= 0) return empty;
+  return with_thrust_policy(backend, [&](auto&& policy) {
+    return thrust::transform_reduce(policy, thrust::counting_iterator<index_t>(0), thrust::counting_iterator<index_t>(n),
+                                    detail::AsCount<F>{f}, std::numeric_limits<std::int64_t>::min(), detail::Max64{});
+  });
+}
+
+}  // namespace kempe

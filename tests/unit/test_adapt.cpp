@@ -1,0 +1,345 @@
+// Adaptive refinement of triangle forests (adapt/forest.hpp), on the CPU backend: random cycles on planar,
+// periodic and closed-surface meshes keep the mesh 1-irregular and validly colored with at most 2K colors, every
+// element edge covered once per side, areas and the Euler characteristic unchanged, children counterclockwise;
+// refining everything and coarsening it back gives the start mesh bit for bit; Alg. 4's mapping on a hand-made
+// pair; bad input refused by name.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+
+#include "adapt/forest.hpp"
+#include "base/threads.hpp"
+#include "coloring/coloring.hpp"
+#include "coloring/reorder.hpp"
+#include "mesh/generators.hpp"
+#include "mesh_fixtures.hpp"
+
+namespace kempe {
+namespace {
+
+using ::testing::HasSubstr;
+
+/// The mesh as `kempe adapt` starts from it: colored and ordered by color_renumber.
+Mesh prepared(Mesh mesh) {
+  FaceColoring coloring = color_faces(mesh, ColoringOptions{});
+  apply_ordering(mesh, coloring, find_ordering("color_renumber").compute(mesh, coloring));
+  return mesh;
+}
+
+Mesh planar_mesh() { return prepared(grid_mesh(8, 1.0, 0.2, 3)); }
+Mesh periodic_mesh() { return prepared(periodic_grid_mesh(8, 1.0, 0.2)); }
+Mesh sphere_mesh() { return prepared(build_mesh(icosphere(1))); }
+
+struct Vec {
+  double x, y, z;
+};
+Vec node(const adapt::LeafMesh& m, index_t i) { return {m.x[i], m.y[i], m.z[i]}; }
+Vec sub(Vec a, Vec b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
+Vec cross(Vec a, Vec b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
+double norm(Vec a) { return std::sqrt(a.x * a.x + a.y * a.y + a.z * a.z); }
+
+/// Signed area in the xy plane.
+double planar_area(const adapt::LeafMesh& m, index_t e) {
+  const Vec a = node(m, m.element_vertices[3 * e]), b = node(m, m.element_vertices[3 * e + 1]),
+            c = node(m, m.element_vertices[3 * e + 2]);
+  return 0.5 * cross(sub(b, a), sub(c, a)).z;
+}
+
+/// Whether leaf a comes before leaf b: lower root, or in one tree the first child number where their paths differ.
+bool depth_first_before(const adapt::LeafMesh& m, index_t a, index_t b) {
+  if (m.root[a] != m.root[b]) return m.root[a] < m.root[b];
+  const int levels = std::min(m.level[a], m.level[b]);
+  for (int l = 1; l <= levels; ++l) {
+    const int ca = adapt::child_number(m.path[a], l), cb = adapt::child_number(m.path[b], l);
+    if (ca != cb) return ca < cb;
+  }
+  return false;  // one is the other's ancestor: two leaves never are
+}
+
+/// Checks, independently of the forest's own check, what every adapted mesh must satisfy.
+void expect_consistent(const adapt::LeafMesh& m, int start_colors, const std::string& what) {
+  SCOPED_TRACE(what);
+  const index_t ne = m.num_elements(), nf = m.num_faces();
+  // Colors grouped, ranges consistent, each element's faces distinct in color, every element edge covered by
+  // one face (whole) or two (halves) per side.
+  ASSERT_EQ(m.color_begin.size(), std::size_t(2 * start_colors + 1));
+  ASSERT_EQ(m.color_begin.back(), nf);
+  std::vector<std::set<int>> colors(ne);
+  std::vector<std::array<int, 3>> cover(ne, std::array<int, 3>{0, 0, 0});
+  for (int c = 0; c < 2 * start_colors; ++c)
+    for (index_t f = m.color_begin[c]; f < m.color_begin[c + 1]; ++f) ASSERT_EQ(m.face_color[f], c);
+  for (index_t f = 0; f < nf; ++f) {
+    const index_t l = m.face_left[f], r = m.face_right[f];
+    ASSERT_TRUE(colors[l].insert(m.face_color[f]).second) << "element " << l << " has two faces of color " << +m.face_color[f];
+    cover[l][m.face_left_local[f]] += m.face_left_half[f] == adapt::whole_edge ? 2 : 1;
+    if (r == no_element) continue;
+    ASSERT_LT(l, r);
+    ASSERT_TRUE(colors[r].insert(m.face_color[f]).second) << "element " << r << " has two faces of color " << +m.face_color[f];
+    cover[r][m.face_right_local[f]] += m.face_right_half[f] == adapt::whole_edge ? 2 : 1;
+    // 1-irregular, and only the coarser side sees half an edge.
+    const int dl = m.level[l], dr = m.level[r];
+    ASSERT_LE(std::abs(dl - dr), 1);
+    EXPECT_EQ(m.face_left_half[f] != adapt::whole_edge, dl < dr);
+    EXPECT_EQ(m.face_right_half[f] != adapt::whole_edge, dr < dl);
+  }
+  for (index_t e = 0; e < ne; ++e)
+    for (int j = 0; j < 3; ++j) ASSERT_EQ(cover[e][j], 2) << "edge " << j << " of element " << e;
+  // Leaves in the order of their roots, each tree depth first (so siblings are adjacent, in child order).
+  for (index_t e = 1; e < ne; ++e) ASSERT_TRUE(depth_first_before(m, e - 1, e)) << "leaves " << e - 1 << " and " << e;
+}
+
+/// The Euler characteristic V - E + F of the leaf mesh: hanging vertices are vertices, faces are its edges.
+long euler_characteristic(const adapt::LeafMesh& m) {
+  std::set<index_t> used(m.element_vertices.begin(), m.element_vertices.end());
+  return long(used.size()) - long(m.num_faces()) + long(m.num_elements());
+}
+
+TEST(Forest, StartsAsTheStartMesh) {
+  for (const Mesh& mesh : {planar_mesh(), periodic_mesh(), sphere_mesh()}) {
+    const adapt::TriangleForest forest(mesh, Backend::cpu, 3);
+    EXPECT_EQ(forest.difference_from(mesh), "") << mesh.source;
+    const adapt::AdaptReport r = forest.check();
+    EXPECT_TRUE(r.valid()) << mesh.source << ": " << r.failures << " failures";
+    EXPECT_EQ(r.hanging_faces, 0);
+    EXPECT_EQ(r.colors, forest.start_colors());
+  }
+}
+
+TEST(Forest, RandomCyclesStayValidOnPlanarMeshes) {
+  const Mesh mesh = planar_mesh();
+  adapt::TriangleForest forest(mesh, Backend::cpu, 4);
+  double start_area = 0;
+  for (const double v : mesh.volume) start_area += v;
+  const long chi = euler_characteristic(forest.to_host());
+  EXPECT_EQ(chi, 1);
+  int deepest = 0, hanging = 0;
+  for (int c = 0; c < 12; ++c) {
+    forest.flag_random(c < 8 ? 0.3 : 0.1, c < 8 ? 0.1 : 0.4, 5, std::uint64_t(c));
+    const adapt::AdaptReport r = forest.adapt();
+    ASSERT_TRUE(r.valid()) << "cycle " << c << ": " << r.failures << " failures";
+    ASSERT_LE(r.colors, 2 * forest.start_colors());
+    const adapt::LeafMesh m = forest.to_host();
+    expect_consistent(m, forest.start_colors(), "cycle " + std::to_string(c));
+    EXPECT_EQ(euler_characteristic(m), chi);
+    double area = 0;
+    for (index_t e = 0; e < m.num_elements(); ++e) {
+      const double a = planar_area(m, e);
+      ASSERT_GT(a, 0) << "element " << e << " is not counterclockwise";
+      area += a;
+    }
+    EXPECT_NEAR(area, start_area, 1e-12 * start_area);
+    deepest = std::max(deepest, r.max_level);
+    hanging = std::max(hanging, int(r.hanging_faces));
+  }
+  EXPECT_EQ(deepest, 4);  // the cycles reach the maximum level, with hanging faces on the way
+  EXPECT_GT(hanging, 0);
+}
+
+TEST(Forest, RandomCyclesStayValidOnPeriodicAndClosedSurfaces) {
+  for (const Mesh& mesh : {periodic_mesh(), sphere_mesh()}) {
+    adapt::TriangleForest forest(mesh, Backend::cpu, 3);
+    const long chi = euler_characteristic(forest.to_host());
+    for (int c = 0; c < 8; ++c) {
+      forest.flag_random(0.3, 0.2, 11, std::uint64_t(c));
+      const adapt::AdaptReport r = forest.adapt();
+      ASSERT_TRUE(r.valid()) << mesh.source << " cycle " << c << ": " << r.failures << " failures";
+      const adapt::LeafMesh m = forest.to_host();
+      expect_consistent(m, forest.start_colors(), mesh.source + " cycle " + std::to_string(c));
+      if (mesh.space_dim == 3) {
+        EXPECT_EQ(euler_characteristic(m), chi);
+      }
+    }
+  }
+}
+
+TEST(Forest, PeriodicFacesStayPairedByTheirTranslation) {
+  const Mesh mesh = periodic_mesh();
+  adapt::TriangleForest forest(mesh, Backend::cpu, 3);
+  for (int c = 0; c < 6; ++c) {
+    forest.flag_random(0.4, 0.1, 2, std::uint64_t(c));
+    ASSERT_TRUE(forest.adapt().valid());
+  }
+  const adapt::LeafMesh m = forest.to_host();
+  int periodic = 0;
+  for (index_t f = 0; f < m.num_faces(); ++f) {
+    const index_t r = m.face_right[f];
+    if (r == no_element) continue;
+    // The face seen from the right element: its own edge, or the half of it the face covers.
+    const index_t a = m.face_vertices[2 * f], b = m.face_vertices[2 * f + 1];
+    const int j = m.face_right_local[f];
+    Vec p = node(m, m.element_vertices[3 * r + j]), q = node(m, m.element_vertices[3 * r + (j + 1) % 3]);
+    if (m.face_right_half[f] == adapt::first_half) q = {0.5 * (p.x + q.x), 0.5 * (p.y + q.y), 0.5 * (p.z + q.z)};
+    if (m.face_right_half[f] == adapt::second_half) p = {0.5 * (p.x + q.x), 0.5 * (p.y + q.y), 0.5 * (p.z + q.z)};
+    // The right element runs the other way: q matches a and p matches b, up to one translation.
+    const Vec shift_a = sub(q, node(m, a)), shift_b = sub(p, node(m, b));
+    ASSERT_LT(norm(sub(shift_a, shift_b)), 1e-12) << "face " << f;
+    if (norm(shift_a) > 1e-9) {
+      ++periodic;
+      const double length = std::max(std::abs(shift_a.x), std::abs(shift_a.y));
+      EXPECT_NEAR(length, 1.0, 1e-12) << "face " << f;  // the grid's period
+    }
+  }
+  EXPECT_GT(periodic, 2 * 8);  // more periodic faces than the start mesh's 2 x 8: some were split
+}
+
+TEST(Forest, RefiningEverythingAndCoarseningBackGivesTheStartMesh) {
+  for (const Mesh& mesh : {planar_mesh(), periodic_mesh(), sphere_mesh()}) {
+    adapt::TriangleForest forest(mesh, Backend::cpu, 3);
+    for (int l = 0; l < 3; ++l) {
+      forest.flag_all(true, false);
+      const adapt::AdaptReport r = forest.adapt();
+      ASSERT_TRUE(r.valid());
+      EXPECT_EQ(r.elements, mesh.num_elements() << (2 * (l + 1)));
+      EXPECT_EQ(r.hanging_faces, 0);
+      EXPECT_EQ(r.colors, 2 * forest.start_colors()) << "uniform refinement uses both halves of the palette";
+    }
+    // Random cycles in between change nothing at the end: coarsening everything three times undoes any mesh.
+    for (int c = 0; c < 4; ++c) {
+      forest.flag_random(0.2, 0.5, 9, std::uint64_t(c));
+      ASSERT_TRUE(forest.adapt().valid());
+    }
+    for (int l = 0; l < 3; ++l) {
+      forest.flag_all(false, true);
+      ASSERT_TRUE(forest.adapt().valid());
+    }
+    EXPECT_EQ(forest.difference_from(mesh), "") << mesh.source;
+  }
+}
+
+/// Two triangles sharing the diagonal of the unit square: (0,0) (1,0) (1,1) and (0,0) (1,1) (0,1).
+Mesh square_pair() {
+  RawMesh raw = test::make_raw(2, {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}});
+  test::add(raw, ElementType::triangle, {0, 1, 2});
+  test::add(raw, ElementType::triangle, {0, 2, 3});
+  raw.source = "square pair";
+  return prepared(build_mesh(std::move(raw)));
+}
+
+TEST(Forest, Algorithm4MapsTheChildFacesOfAHangingEdge) {
+  const Mesh mesh = square_pair();
+  adapt::TriangleForest forest(mesh, Backend::cpu, 2);
+  const int K = forest.start_colors();
+  ASSERT_EQ(K, 3);
+  // The diagonal's color, and which element refines.
+  index_t diagonal = 0;
+  while (mesh.face_right[diagonal] == no_element) ++diagonal;
+  const int c = mesh.face_color[diagonal];
+  const index_t left = mesh.face_left[diagonal];
+  std::vector<std::uint8_t> flags(2, 0);
+  flags[left] = 1;
+  std::copy(flags.begin(), flags.end(), forest.refine_flags());
+  const adapt::AdaptReport r = forest.adapt();
+  ASSERT_TRUE(r.valid());
+  EXPECT_EQ(r.elements, 5);
+  EXPECT_EQ(r.hanging_faces, 2);
+  const adapt::LeafMesh m = forest.to_host();
+  // The coarse element sees the diagonal as two faces: the half at the first vertex of the left element's
+  // direction keeps c (first child), the other half gets c + K (second child).
+  std::map<int, int> colors_by_half;
+  for (index_t f = 0; f < m.num_faces(); ++f) {
+    const bool coarse_left = m.face_left_half[f] != adapt::whole_edge, coarse_right = m.face_right_half[f] != adapt::whole_edge;
+    if (!coarse_left && !coarse_right) continue;
+    const int half = coarse_left ? m.face_left_half[f] : m.face_right_half[f];
+    colors_by_half[half] = m.face_color[f];
+  }
+  ASSERT_EQ(colors_by_half.size(), 2u);
+  // The coarse element is the right one of the start face: it runs along the diagonal the other way, so the
+  // first child (color c) is its second half.
+  EXPECT_EQ(colors_by_half[adapt::second_half], c);
+  EXPECT_EQ(colors_by_half[adapt::first_half], (c + K) % (2 * K));
+  // The interior faces of the refined triangle take the colors of the parent faces they are parallel to: each
+  // color of the parent appears on exactly one interior face.
+  std::multiset<int> interior;
+  for (index_t f = 0; f < m.num_faces(); ++f)
+    if (m.face_right[f] != no_element && m.level[m.face_left[f]] == 1 && m.level[m.face_right[f]] == 1)
+      interior.insert(m.face_color[f]);
+  std::multiset<int> parent_colors;
+  for (index_t f = 0; f < mesh.num_faces(); ++f)
+    if (mesh.face_left[f] == left || mesh.face_right[f] == left) parent_colors.insert(mesh.face_color[f]);
+  EXPECT_EQ(interior, parent_colors);
+}
+
+TEST(Forest, BalanceRefinesTheCoarseNeighbourOfARefinement) {
+  const Mesh mesh = square_pair();
+  adapt::TriangleForest forest(mesh, Backend::cpu, 3);
+  std::vector<std::uint8_t> flags{1, 0};
+  std::copy(flags.begin(), flags.end(), forest.refine_flags());
+  ASSERT_TRUE(forest.adapt().valid());
+  // Refine every child of the first triangle again: the coarse neighbour must follow to level 1.
+  forest.flag_all(false, false);
+  {
+    const adapt::LeafMesh m = forest.to_host();
+    std::vector<std::uint8_t> refine(m.num_elements(), 0);
+    for (index_t e = 0; e < m.num_elements(); ++e) refine[e] = m.level[e] == 1;
+    std::copy(refine.begin(), refine.end(), forest.refine_flags());
+  }
+  const adapt::AdaptReport r = forest.adapt();
+  ASSERT_TRUE(r.valid());
+  EXPECT_EQ(r.min_level, 1);
+  EXPECT_EQ(r.max_level, 2);
+  EXPECT_EQ(r.elements, 16 + 4);
+  EXPECT_GE(r.balance_passes, 2);
+  // The coarse element's children may not coarsen while their neighbours are at level 2 ...
+  {
+    const adapt::LeafMesh m = forest.to_host();
+    std::vector<std::uint8_t> coarsen(m.num_elements(), 0);
+    for (index_t e = 0; e < m.num_elements(); ++e) coarsen[e] = m.level[e] == 1;
+    forest.flag_all(false, false);
+    std::copy(coarsen.begin(), coarsen.end(), forest.coarsen_flags());
+  }
+  const adapt::AdaptReport vetoed = forest.adapt();
+  ASSERT_TRUE(vetoed.valid());
+  EXPECT_EQ(vetoed.elements, 20);
+  EXPECT_EQ(vetoed.coarsened, 0);
+  // ... but they may when those coarsen too: level 0 next to level 1.
+  forest.flag_all(false, true);
+  const adapt::AdaptReport back = forest.adapt();
+  ASSERT_TRUE(back.valid());
+  EXPECT_EQ(back.coarsened, 5);
+  EXPECT_EQ(back.min_level, 0);
+  EXPECT_EQ(back.max_level, 1);
+  EXPECT_EQ(back.elements, 4 + 1);
+}
+
+TEST(Forest, SameResultForAnyThreadCount) {
+  const Mesh mesh = planar_mesh();
+  adapt::LeafMesh results[2];
+  for (int run = 0; run < 2; ++run) {
+    const int threads = run == 0 ? 1 : 2;
+    const int before = cpu_threads();
+    set_cpu_threads(threads);
+    adapt::TriangleForest forest(mesh, Backend::cpu, 3);
+    for (int c = 0; c < 5; ++c) {
+      forest.flag_random(0.3, 0.3, 4, std::uint64_t(c));
+      ASSERT_TRUE(forest.adapt().valid());
+    }
+    results[run] = forest.to_host();
+    set_cpu_threads(before);
+  }
+  EXPECT_EQ(results[0].x, results[1].x);
+  EXPECT_EQ(results[0].element_vertices, results[1].element_vertices);
+  EXPECT_EQ(results[0].face_left, results[1].face_left);
+  EXPECT_EQ(results[0].face_right, results[1].face_right);
+  EXPECT_EQ(results[0].face_color, results[1].face_color);
+}
+
+TEST(Forest, RefusesWhatItCannotAdapt) {
+  Mesh quads = prepared(build_mesh(split_into_quads(square_grid(2, true))));
+  quads.source = "quads.msh";
+  EXPECT_THAT([&] { adapt::TriangleForest(quads, Backend::cpu, 2); },
+              ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr("quads.msh: adaptive refinement needs a triangle mesh")));
+  Mesh uncolored = build_mesh(square_grid(2, true));
+  uncolored.source = "plain.msh";
+  EXPECT_THAT([&] { adapt::TriangleForest(uncolored, Backend::cpu, 2); },
+              ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr("plain.msh: adaptive refinement needs a colored mesh")));
+  EXPECT_THAT([&] { adapt::TriangleForest(planar_mesh(), Backend::cpu, adapt::max_level_limit + 1); },
+              ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr("outside 0..30")));
+}
+
+}  // namespace
+}  // namespace kempe
