@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kernels/algorithms.hpp"
+#include "mesh/boundary_curve.hpp"
 
 namespace kempe::adapt {
 
@@ -61,6 +62,24 @@ struct Level {
   KEMPE_HD int operator()(index_t i) const { return sign * int(level[i]); }
 };
 
+/// Makes b hold at least n values, keeping it when it does: arrays are reused from one adaptation to the
+/// next and grow by half again when they must, so that an adaptation allocates (and, on the CPU, touches fresh
+/// pages) only when the mesh outgrows every earlier one. Contents are not kept across a growth.
+template <class T>
+void grow(Backend backend, Buffer<T>& b, std::size_t n, const char* what) {
+  if (b.size() >= n && b.backend() == backend && (b.size() > 0 || n == 0)) return;
+  b = Buffer<T>();
+  b = Buffer<T>(backend, n + n / 2 + 16, what);
+}
+
+/// The first n values of a backend's array, on the host.
+template <class T>
+std::vector<T> head(const Buffer<T>& b, std::size_t n) {
+  std::vector<T> v = b.to_host();
+  v.resize(n);
+  return v;
+}
+
 /// An index count that must fit index_t: std::length_error naming what would not fit.
 index_t fitting(std::int64_t n, const char* what) {
   if (n > std::numeric_limits<index_t>::max())
@@ -85,19 +104,23 @@ struct TriangleForest::Arrays {
   Buffer<std::uint8_t> edge_flags, edge_shift;
   Buffer<index_t> edge_elem;
   Buffer<std::int8_t> edge_local;
+  Buffer<double> edge_tangent;  // empty when no boundary bends
+  bool bent = false;
 
-  Arrays(Backend b, index_t nodes, index_t elements, index_t edges)
-      : x(b, nodes, "adapted mesh x"), y(b, nodes, "adapted mesh y"), z(b, nodes, "adapted mesh z"),
-        node_edge(b, nodes, "adapted mesh node edges"),
-        elem_vertices(b, 3 * std::size_t(elements), "adapted mesh element vertices"),
-        elem_edges(b, 3 * std::size_t(elements), "adapted mesh element edges"),
-        elem_sides(b, elements, "adapted mesh element sides"), elem_level(b, elements, "adapted mesh levels"),
-        elem_path(b, elements, "adapted mesh tree paths"), elem_root(b, elements, "adapted mesh roots"),
-        edge_parent(b, edges, "adapted mesh edge parents"), edge_child(b, edges, "adapted mesh edge children"),
-        edge_mid(b, 2 * std::size_t(edges), "adapted mesh edge midpoints"), edge_color(b, edges, "adapted mesh edge colors"),
-        edge_boundary(b, edges, "adapted mesh edge boundaries"), edge_flags(b, edges, "adapted mesh edge flags"),
-        edge_shift(b, edges, "adapted mesh edge shifts"), edge_elem(b, 2 * std::size_t(edges), "adapted mesh edge elements"),
-        edge_local(b, 2 * std::size_t(edges), "adapted mesh edge local indices") {}
+  void reserve(Backend b, index_t nodes, index_t elements, index_t edges) {
+    const std::size_t n = std::size_t(nodes), e = std::size_t(elements), m = std::size_t(edges);
+    grow(b, x, n, "adapted mesh x"), grow(b, y, n, "adapted mesh y"), grow(b, z, n, "adapted mesh z");
+    grow(b, node_edge, n, "adapted mesh node edges");
+    grow(b, elem_vertices, 3 * e, "adapted mesh element vertices"), grow(b, elem_edges, 3 * e, "adapted mesh element edges");
+    grow(b, elem_sides, e, "adapted mesh element sides"), grow(b, elem_level, e, "adapted mesh levels");
+    grow(b, elem_path, e, "adapted mesh tree paths"), grow(b, elem_root, e, "adapted mesh roots");
+    grow(b, edge_parent, m, "adapted mesh edge parents"), grow(b, edge_child, m, "adapted mesh edge children");
+    grow(b, edge_mid, 2 * m, "adapted mesh edge midpoints"), grow(b, edge_color, m, "adapted mesh edge colors");
+    grow(b, edge_boundary, m, "adapted mesh edge boundaries"), grow(b, edge_flags, m, "adapted mesh edge flags");
+    grow(b, edge_shift, m, "adapted mesh edge shifts"), grow(b, edge_elem, 2 * m, "adapted mesh edge elements");
+    grow(b, edge_local, 2 * m, "adapted mesh edge local indices");
+    if (bent) grow(b, edge_tangent, 4 * m, "adapted mesh boundary tangents");
+  }
 
   ForestPtrs ptrs(index_t nodes, index_t elements, index_t edges, index_t root_nodes, int colors) {
     ForestPtrs p;
@@ -109,6 +132,7 @@ struct TriangleForest::Arrays {
     p.edge_parent = edge_parent.data(), p.edge_child = edge_child.data(), p.edge_mid = edge_mid.data();
     p.edge_color = edge_color.data(), p.edge_boundary = edge_boundary.data(), p.edge_flags = edge_flags.data();
     p.edge_shift = edge_shift.data(), p.edge_elem = edge_elem.data(), p.edge_local = edge_local.data();
+    p.edge_tangent = bent ? edge_tangent.data() : nullptr;
     return p;
   }
 };
@@ -119,11 +143,13 @@ struct TriangleForest::FaceArrays {
   Buffer<std::int32_t> boundary;
   Buffer<index_t> edge, vertices;
 
-  FaceArrays(Backend b, index_t n)
-      : left(b, n, "face left"), right(b, n, "face right"), left_local(b, n, "face left local"),
-        right_local(b, n, "face right local"), left_half(b, n, "face left half"), right_half(b, n, "face right half"),
-        color(b, n, "face color"), boundary(b, n, "face boundary"), edge(b, n, "face edge"),
-        vertices(b, 2 * std::size_t(n), "face vertices") {}
+  void reserve(Backend b, index_t faces) {
+    const std::size_t n = std::size_t(faces);
+    grow(b, left, n, "face left"), grow(b, right, n, "face right"), grow(b, left_local, n, "face left local");
+    grow(b, right_local, n, "face right local"), grow(b, left_half, n, "face left half");
+    grow(b, right_half, n, "face right half"), grow(b, color, n, "face color"), grow(b, boundary, n, "face boundary");
+    grow(b, edge, n, "face edge"), grow(b, vertices, 2 * n, "face vertices");
+  }
 
   FacePtrs ptrs(index_t n) {
     FacePtrs p;
@@ -133,6 +159,16 @@ struct TriangleForest::FaceArrays {
     p.boundary = boundary.data(), p.edge = edge.data(), p.vertices = vertices.data();
     return p;
   }
+};
+
+/// Scratch arrays of one adaptation, kept for the next.
+struct TriangleForest::Workspace {
+  Buffer<std::int8_t> delta;
+  Buffer<std::uint8_t> raise, state;
+  Buffer<index_t> edge_keep, splits, new_nodes, node_keep, elem_count, refined;
+  Buffer<index_t> node_new, edge_new, split_offset, mid_offset, elem_offset, refine_offset;
+  Buffer<index_t> is_face, face_of_edge, order, color_begin;
+  Buffer<std::int64_t> key;
 };
 
 TriangleForest::TriangleForest(const Mesh& start, Backend backend, int max_level) : backend_(backend), max_level_(max_level) {
@@ -212,20 +248,57 @@ TriangleForest::TriangleForest(const Mesh& start, Backend backend, int max_level
     shift[f] = static_cast<std::uint8_t>(k);
   }
 
-  arrays_ = std::make_shared<Arrays>(backend, nn, ne, nf);
+  // Unit tangents of the boundary curve at both ends of each bent boundary face (planar meshes).
+  std::vector<double> tangent;
+  if (start.space_dim == 2) {
+    const std::vector<double> angles = boundary_tangent_angles(start);
+    if (!angles.empty()) {
+      tangent.assign(4 * std::size_t(nf), 0.0);
+      for (index_t f = 0; f < nf; ++f) {
+        if (start.face_right[f] != no_element || (angles[3 * f] == 0 && angles[3 * f + 2] == 0)) continue;
+        const index_t a = start.face_vertices[std::size_t(f) * max_face_vertices];
+        const index_t b = start.face_vertices[std::size_t(f) * max_face_vertices + 1];
+        const double dx = x[b] - x[a], dy = y[b] - y[a], length = std::hypot(dx, dy);
+        for (int k = 0; k < 2; ++k) {
+          const double angle = angles[3 * f + 2 * k], c = std::cos(angle), s = std::sin(angle);
+          tangent[4 * f + 2 * k] = (c * dx - s * dy) / length;
+          tangent[4 * f + 2 * k + 1] = (s * dx + c * dy) / length;
+        }
+      }
+    }
+  }
+
+  arrays_ = std::make_shared<Arrays>();
+  spare_ = std::make_shared<Arrays>();
+  faces_now_ = std::make_shared<FaceArrays>();
+  faces_scratch_ = std::make_shared<FaceArrays>();
+  work_ = std::make_shared<Workspace>();
   Arrays& a = *arrays_;
-  a.x.upload(x), a.y.upload(y), a.z.upload(z), a.node_edge.upload(node_edge);
-  a.elem_vertices.upload(ev), a.elem_edges.upload(ee), a.elem_sides.upload(sides), a.elem_level.upload(level);
-  a.elem_path.upload(path), a.elem_root.upload(root);
-  a.edge_parent.upload(parent), a.edge_child.upload(child), a.edge_mid.upload(mid), a.edge_color.upload(color);
-  a.edge_boundary.upload(boundary), a.edge_flags.upload(flags), a.edge_shift.upload(shift);
-  a.edge_elem.upload(elem), a.edge_local.upload(local);
+  a.x = Buffer<double>(backend, x, "adapted mesh x"), a.y = Buffer<double>(backend, y, "adapted mesh y");
+  a.z = Buffer<double>(backend, z, "adapted mesh z"), a.node_edge = Buffer<index_t>(backend, node_edge, "adapted mesh node edges");
+  a.elem_vertices = Buffer<index_t>(backend, ev, "adapted mesh element vertices");
+  a.elem_edges = Buffer<index_t>(backend, ee, "adapted mesh element edges");
+  a.elem_sides = Buffer<std::uint8_t>(backend, sides, "adapted mesh element sides");
+  a.elem_level = Buffer<std::uint8_t>(backend, level, "adapted mesh levels");
+  a.elem_path = Buffer<std::uint64_t>(backend, path.size(), "adapted mesh tree paths");
+  a.elem_path.upload(path);
+  a.elem_root = Buffer<index_t>(backend, root, "adapted mesh roots");
+  a.edge_parent = Buffer<index_t>(backend, parent, "adapted mesh edge parents");
+  a.edge_child = Buffer<index_t>(backend, child, "adapted mesh edge children");
+  a.edge_mid = Buffer<index_t>(backend, mid, "adapted mesh edge midpoints");
+  a.edge_color = Buffer<std::int8_t>(backend, color, "adapted mesh edge colors");
+  a.edge_boundary = Buffer<std::int32_t>(backend, boundary, "adapted mesh edge boundaries");
+  a.edge_flags = Buffer<std::uint8_t>(backend, flags, "adapted mesh edge flags");
+  a.edge_shift = Buffer<std::uint8_t>(backend, shift, "adapted mesh edge shifts");
+  a.edge_elem = Buffer<index_t>(backend, elem, "adapted mesh edge elements");
+  a.edge_local = Buffer<std::int8_t>(backend, local, "adapted mesh edge local indices");
+  a.bent = spare_->bent = !tangent.empty();
+  if (a.bent) a.edge_tangent = Buffer<double>(backend, tangent, "adapted mesh boundary tangents");
   f_ = a.ptrs(nn, ne, nf, nn, colors);
-  refine_ = Buffer<std::uint8_t>(backend, ne, "refinement flags");
-  coarsen_ = Buffer<std::uint8_t>(backend, ne, "coarsening flags");
+  grow(backend_, refine_, ne, "refinement flags");
+  grow(backend_, coarsen_, ne, "coarsening flags");
   flag_all(false, false);
-  AdaptReport report;
-  build_faces(report);
+  build_faces();
 }
 
 void TriangleForest::flag_random(double refine_fraction, double coarsen_fraction, std::uint64_t seed, std::uint64_t cycle) {
@@ -243,77 +316,79 @@ AdaptReport TriangleForest::adapt() {
   const ForestPtrs from = f_;
   const index_t ne = from.num_elements, nm = from.num_edges, nn = from.num_nodes;
 
-  Buffer<std::int8_t> delta(backend_, ne, "refinement actions");
-  forall(backend_, ne, InitDelta{from, refine_.data(), coarsen_.data(), max_level_, delta.data()});
+  Workspace& w = *work_;
+  const Backend b = backend_;
+  grow(b, w.delta, ne, "refinement actions");
+  forall(b, ne, InitDelta{from, refine_.data(), coarsen_.data(), max_level_, w.delta.data()});
   report.seconds_flags = clock.lap();
 
   // 2:1 balance: raise leaves until no neighbour's new level exceeds another's by more than one. Levels only
   // rise, and never above the maximum (a raised leaf is below a neighbour that is at most at the maximum).
-  Buffer<std::uint8_t> raise(backend_, ne, "balance flags");
+  grow(b, w.raise, ne, "balance flags");
   for (;;) {
-    forall(backend_, ne, FindRaise{from, delta.data(), raise.data()});
+    forall(b, ne, FindRaise{from, w.delta.data(), w.raise.data()});
     ++report.balance_passes;
-    if (sum(backend_, ne, Nonzero<std::uint8_t>{raise.data()}) == 0) break;
-    forall(backend_, ne, ApplyRaise{from, raise.data(), delta.data()});
+    if (sum(b, ne, Nonzero<std::uint8_t>{w.raise.data()}) == 0) break;
+    forall(b, ne, ApplyRaise{from, w.raise.data(), w.delta.data()});
     if (report.balance_passes > 4 * max_level_limit + ne)
       throw std::logic_error("adaptive refinement: the 2:1 balance did not settle");
   }
   report.seconds_balance = clock.lap();
 
   // Counts and offsets.
-  Buffer<std::uint8_t> state(backend_, nm, "edge actions");
-  forall(backend_, nm, EdgeActions{from, delta.data(), state.data()});
-  Buffer<index_t> edge_keep(backend_, nm, "kept edges"), splits(backend_, nm, "split edges"),
-      new_nodes(backend_, nm, "new midpoints"), node_keep(backend_, nn, "kept nodes"),
-      elem_count(backend_, ne, "new elements"), refined(backend_, ne, "refined elements");
-  forall(backend_, nm, EdgeCounts{from, delta.data(), state.data(), edge_keep.data(), splits.data(), new_nodes.data()});
-  forall(backend_, nn, NodeKeep{from, state.data(), node_keep.data()});
-  forall(backend_, ne, ElementCounts{from, delta.data(), elem_count.data(), refined.data()});
+  grow(b, w.state, nm, "edge actions");
+  forall(b, nm, EdgeActions{from, w.delta.data(), w.state.data()});
+  grow(b, w.edge_keep, nm, "kept edges"), grow(b, w.splits, nm, "split edges"), grow(b, w.new_nodes, nm, "new midpoints");
+  grow(b, w.node_keep, nn, "kept nodes"), grow(b, w.elem_count, ne, "new elements"), grow(b, w.refined, ne, "refined elements");
+  forall(b, nm, EdgeCounts{from, w.delta.data(), w.state.data(), w.edge_keep.data(), w.splits.data(), w.new_nodes.data()});
+  forall(b, nn, NodeKeep{from, w.state.data(), w.node_keep.data()});
+  forall(b, ne, ElementCounts{from, w.delta.data(), w.elem_count.data(), w.refined.data()});
   // Bounds before the 32-bit scans: at most 4 elements per leaf, 2 children per edge plus 3 per leaf, 2 nodes per edge.
-  const std::int64_t bound = 4 * std::int64_t(ne) + 3 * std::int64_t(nm) + 3 * std::int64_t(ne) + std::int64_t(nn) + 2 * std::int64_t(nm);
+  const std::int64_t bound = 7 * std::int64_t(ne) + 5 * std::int64_t(nm) + std::int64_t(nn);
   if (bound > std::numeric_limits<index_t>::max()) {
-    fitting(sum(backend_, ne, Nonzero<index_t>{refined.data()}) * 3 + ne, "elements");
-    fitting(nm + 2 * sum(backend_, nm, Nonzero<index_t>{splits.data()}) + 3 * sum(backend_, ne, Nonzero<index_t>{refined.data()}),
-            "edges");
-    fitting(nn + 2 * sum(backend_, nm, Nonzero<index_t>{splits.data()}), "nodes");
+    const std::int64_t refining = sum(b, ne, Nonzero<index_t>{w.refined.data()});
+    const std::int64_t splitting = sum(b, nm, Nonzero<index_t>{w.splits.data()});
+    fitting(ne + 3 * refining, "elements");
+    fitting(nm + 2 * splitting + 3 * refining, "edges");
+    fitting(nn + 2 * splitting, "nodes");
   }
-  Buffer<index_t> node_new(backend_, nn, "node renumbering"), edge_new(backend_, nm, "edge renumbering"),
-      split_offset(backend_, nm, "split offsets"), mid_offset(backend_, nm, "midpoint offsets"),
-      elem_offset(backend_, ne, "element offsets"), refine_offset(backend_, ne, "refinement offsets");
+  grow(b, w.node_new, nn, "node renumbering"), grow(b, w.edge_new, nm, "edge renumbering");
+  grow(b, w.split_offset, nm, "split offsets"), grow(b, w.mid_offset, nm, "midpoint offsets");
+  grow(b, w.elem_offset, ne, "element offsets"), grow(b, w.refine_offset, ne, "refinement offsets");
   AdaptOffsets o{};
-  o.kept_nodes = exclusive_scan(backend_, node_keep.data(), nn, node_new.data());
-  o.kept_edges = exclusive_scan(backend_, edge_keep.data(), nm, edge_new.data());
-  o.splits = exclusive_scan(backend_, splits.data(), nm, split_offset.data());
-  const index_t midpoints = exclusive_scan(backend_, new_nodes.data(), nm, mid_offset.data());
-  const index_t new_elements = exclusive_scan(backend_, elem_count.data(), ne, elem_offset.data());
-  const index_t refinements = exclusive_scan(backend_, refined.data(), ne, refine_offset.data());
-  o.node_keep = node_keep.data(), o.node_new = node_new.data(), o.edge_keep = edge_keep.data();
-  o.edge_new = edge_new.data(), o.split_offset = split_offset.data(), o.mid_offset = mid_offset.data();
-  o.elem_offset = elem_offset.data(), o.refine_offset = refine_offset.data(), o.state = state.data(), o.delta = delta.data();
+  o.kept_nodes = exclusive_scan(b, w.node_keep.data(), nn, w.node_new.data());
+  o.kept_edges = exclusive_scan(b, w.edge_keep.data(), nm, w.edge_new.data());
+  o.splits = exclusive_scan(b, w.splits.data(), nm, w.split_offset.data());
+  const index_t midpoints = exclusive_scan(b, w.new_nodes.data(), nm, w.mid_offset.data());
+  const index_t new_elements = exclusive_scan(b, w.elem_count.data(), ne, w.elem_offset.data());
+  const index_t refinements = exclusive_scan(b, w.refined.data(), ne, w.refine_offset.data());
+  o.node_keep = w.node_keep.data(), o.node_new = w.node_new.data(), o.edge_keep = w.edge_keep.data();
+  o.edge_new = w.edge_new.data(), o.split_offset = w.split_offset.data(), o.mid_offset = w.mid_offset.data();
+  o.elem_offset = w.elem_offset.data(), o.refine_offset = w.refine_offset.data(), o.state = w.state.data();
+  o.delta = w.delta.data();
   const index_t new_nodes_total = o.kept_nodes + midpoints;
   const index_t new_edges_total = o.kept_edges + 2 * o.splits + 3 * refinements;
   report.refined = refinements;
-  report.coarsened = (ne - refinements) - (new_elements - 4 * refinements);
-  report.coarsened /= 3;
+  report.coarsened = ((ne - refinements) - (new_elements - 4 * refinements)) / 3;
   report.seconds_counts = clock.lap();
 
-  // New nodes, edges and elements; then each edge learns its leaves.
-  auto next = std::make_shared<Arrays>(backend_, new_nodes_total, new_elements, new_edges_total);
-  const ForestPtrs to = next->ptrs(new_nodes_total, new_elements, new_edges_total, from.root_nodes, from.num_colors);
-  forall(backend_, nn, MoveNodes{from, to, o});
-  forall(backend_, nm, NewMidpoints{from, to, o, shifts_});
-  forall(backend_, nm, MoveEdges{from, to, o});
-  forall(backend_, ne, BuildElements{from, to, o});
-  forall(backend_, new_edges_total, ClearIncidence{to});
-  forall(backend_, new_elements, ScatterIncidence{to});
-  arrays_ = std::move(next);
+  // New nodes, edges and elements into the spare arrays; then each edge learns its leaves.
+  spare_->reserve(b, new_nodes_total, new_elements, new_edges_total);
+  const ForestPtrs to = spare_->ptrs(new_nodes_total, new_elements, new_edges_total, from.root_nodes, from.num_colors);
+  forall(b, nn, MoveNodes{from, to, o});
+  forall(b, nm, NewMidpoints{from, to, o, shifts_});
+  forall(b, nm, MoveEdges{from, to, o});
+  forall(b, ne, BuildElements{from, to, o});
+  forall(b, new_edges_total, ClearIncidence{to});
+  forall(b, new_elements, ScatterIncidence{to});
+  std::swap(arrays_, spare_);
   f_ = to;
-  refine_ = Buffer<std::uint8_t>(backend_, new_elements, "refinement flags");
-  coarsen_ = Buffer<std::uint8_t>(backend_, new_elements, "coarsening flags");
+  grow(b, refine_, new_elements, "refinement flags");
+  grow(b, coarsen_, new_elements, "coarsening flags");
   flag_all(false, false);
   report.seconds_build = clock.lap();
 
-  build_faces(report);
+  build_faces();
   report.seconds_faces = clock.lap();
   count(report);
   report.seconds_check = clock.lap();
@@ -321,28 +396,28 @@ AdaptReport TriangleForest::adapt() {
   return report;
 }
 
-void TriangleForest::build_faces(AdaptReport&) {
+void TriangleForest::build_faces() {
+  Workspace& w = *work_;
+  const Backend b = backend_;
   const index_t nm = f_.num_edges;
-  Buffer<index_t> is_face(backend_, nm, "face flags"), face_of_edge(backend_, nm, "face offsets");
-  forall(backend_, nm, FaceFlags{f_, is_face.data()});
-  const index_t nf = exclusive_scan(backend_, is_face.data(), nm, face_of_edge.data());
-  FaceArrays unsorted(backend_, nf);
-  auto sorted = std::make_shared<FaceArrays>(backend_, nf);
-  Buffer<std::int64_t> key(backend_, nf, "face sort keys");
-  Buffer<index_t> order(backend_, nf, "face order");
-  const FacePtrs raw = unsorted.ptrs(nf);
-  forall(backend_, nm, BuildFaces{f_, is_face.data(), face_of_edge.data(), raw, key.data(), order.data()});
-  stable_sort_by_key(backend_, key.data(), order.data(), nf);
-  edge_face_ = Buffer<index_t>(backend_, nm, "edge faces");
-  forall(backend_, nm, Fill{edge_face_.data(), no_element});
-  const FacePtrs faces = sorted->ptrs(nf);
-  forall(backend_, nf, GatherFaces{raw, faces, order.data(), edge_face_.data()});
+  grow(b, w.is_face, nm, "face flags"), grow(b, w.face_of_edge, nm, "face offsets");
+  forall(b, nm, FaceFlags{f_, w.is_face.data()});
+  const index_t nf = exclusive_scan(b, w.is_face.data(), nm, w.face_of_edge.data());
+  faces_scratch_->reserve(b, nf);
+  faces_now_->reserve(b, nf);
+  grow(b, w.key, nf, "face sort keys"), grow(b, w.order, nf, "face order");
+  const FacePtrs raw = faces_scratch_->ptrs(nf);
+  forall(b, nm, BuildFaces{f_, w.is_face.data(), w.face_of_edge.data(), raw, w.key.data(), w.order.data()});
+  stable_sort_by_key(b, w.key.data(), w.order.data(), nf);
+  grow(b, edge_face_, nm, "edge faces");
+  forall(b, nm, Fill{edge_face_.data(), no_element});
+  const FacePtrs faces = faces_now_->ptrs(nf);
+  forall(b, nf, GatherFaces{raw, faces, w.order.data(), edge_face_.data()});
   const int colors = 2 * f_.num_colors;
-  Buffer<index_t> color_begin(backend_, colors + 1, "color ranges");
-  forall(backend_, colors + 1, Fill{color_begin.data(), 0});
-  forall(backend_, nf, ColorBegin{faces, colors, color_begin.data()});
-  color_begin_ = color_begin.to_host();
-  face_arrays_ = std::move(sorted);
+  grow(b, w.color_begin, colors + 1, "color ranges");
+  forall(b, colors + 1, Fill{w.color_begin.data(), 0});
+  forall(b, nf, ColorBegin{faces, colors, w.color_begin.data()});
+  color_begin_ = head(w.color_begin, colors + 1);
   faces_ = faces;
 }
 
@@ -370,15 +445,17 @@ AdaptReport TriangleForest::check() const {
 LeafMesh TriangleForest::to_host() const {
   LeafMesh m;
   const Arrays& a = *arrays_;
-  m.x = a.x.to_host(), m.y = a.y.to_host(), m.z = a.z.to_host();
-  m.element_vertices = a.elem_vertices.to_host(), m.element_edges = a.elem_edges.to_host();
-  m.element_sides = a.elem_sides.to_host(), m.level = a.elem_level.to_host(), m.path = a.elem_path.to_host();
-  m.root = a.elem_root.to_host();
-  const FaceArrays& fa = *face_arrays_;
-  m.face_left = fa.left.to_host(), m.face_right = fa.right.to_host();
-  m.face_left_local = fa.left_local.to_host(), m.face_right_local = fa.right_local.to_host();
-  m.face_left_half = fa.left_half.to_host(), m.face_right_half = fa.right_half.to_host();
-  m.face_color = fa.color.to_host(), m.face_boundary = fa.boundary.to_host(), m.face_vertices = fa.vertices.to_host();
+  const std::size_t nn = f_.num_nodes, ne = f_.num_elements, nf = faces_.num_faces;
+  m.x = head(a.x, nn), m.y = head(a.y, nn), m.z = head(a.z, nn);
+  m.element_vertices = head(a.elem_vertices, 3 * ne), m.element_edges = head(a.elem_edges, 3 * ne);
+  m.element_sides = head(a.elem_sides, ne), m.level = head(a.elem_level, ne), m.path = head(a.elem_path, ne);
+  m.root = head(a.elem_root, ne);
+  const FaceArrays& fa = *faces_now_;
+  m.face_left = head(fa.left, nf), m.face_right = head(fa.right, nf);
+  m.face_left_local = head(fa.left_local, nf), m.face_right_local = head(fa.right_local, nf);
+  m.face_left_half = head(fa.left_half, nf), m.face_right_half = head(fa.right_half, nf);
+  m.face_color = head(fa.color, nf), m.face_boundary = head(fa.boundary, nf);
+  m.face_vertices = head(fa.vertices, 2 * nf);
   m.color_begin = color_begin_;
   return m;
 }

@@ -23,6 +23,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -102,9 +103,10 @@ class TriangleForest {
   std::string difference_from(const Mesh& start) const;
 
  private:
-  struct Arrays;  // the buffers behind ForestPtrs
-  struct FaceArrays;
-  void build_faces(AdaptReport& report);
+  struct Arrays;      // the buffers behind ForestPtrs
+  struct FaceArrays;  // the buffers behind FacePtrs
+  struct Workspace;   // scratch of one adaptation, kept for the next
+  void build_faces();
   void count(AdaptReport& report) const;
 
   Backend backend_;
@@ -112,8 +114,9 @@ class TriangleForest {
   ForestPtrs f_{};
   FacePtrs faces_{};
   PeriodicShifts shifts_{};
-  std::shared_ptr<Arrays> arrays_;
-  std::shared_ptr<FaceArrays> face_arrays_;
+  std::shared_ptr<Arrays> arrays_, spare_;  // the current mesh, and where the next one is built
+  std::shared_ptr<FaceArrays> faces_now_, faces_scratch_;
+  std::shared_ptr<Workspace> work_;
   Buffer<index_t> edge_face_;
   Buffer<std::uint8_t> refine_, coarsen_;
   std::vector<index_t> color_begin_;

@@ -11,6 +11,7 @@
 //   side 0, the paper's left element), its second child the other half.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "base/types.hpp"
@@ -52,6 +53,9 @@ struct ForestPtrs {
   std::int32_t* edge_boundary = nullptr;  ///< [edges] boundary group, no_boundary inside
   std::uint8_t* edge_flags = nullptr;   ///< [edges] edge_periodic, edge_interior
   std::uint8_t* edge_shift = nullptr;   ///< [edges] periodic edges: which translation takes side 0 to side 1
+  /// [edges][4] or null: unit tangents (x, y) of the boundary curve at the edge's first and second vertex, in side
+  /// 0's direction; zero on straight edges. Planar meshes whose boundary bends (mesh/boundary_curve.hpp).
+  double* edge_tangent = nullptr;
   index_t* edge_elem = nullptr;         ///< [edges][2] the leaf on each side that has this edge itself, or no_element
   std::int8_t* edge_local = nullptr;    ///< [edges][2] that leaf's local edge index
 };
@@ -305,7 +309,9 @@ KEMPE_HD index_t new_first_child(const ForestPtrs& f, const AdaptOffsets& o, ind
 
 /// Writes edge i of `to` as a leaf edge (no children, no midpoint).
 KEMPE_HD void set_leaf_edge(const ForestPtrs& to, index_t i, index_t parent, int color, std::int32_t boundary,
-                            std::uint8_t flags, std::uint8_t shift) {
+                            std::uint8_t flags, std::uint8_t shift, const double* tangent = nullptr) {
+  if (to.edge_tangent != nullptr)
+    for (int k = 0; k < 4; ++k) to.edge_tangent[4 * i + k] = tangent != nullptr ? tangent[k] : 0.0;
   to.edge_parent[i] = parent;
   to.edge_child[i] = no_element;
   to.edge_mid[2 * i] = no_element;
@@ -314,6 +320,42 @@ KEMPE_HD void set_leaf_edge(const ForestPtrs& to, index_t i, index_t parent, int
   to.edge_boundary[i] = boundary;
   to.edge_flags[i] = flags;
   to.edge_shift[i] = shift;
+}
+
+/// The first and second vertex of `edge` as seen from side s (whose leaf must have the edge itself).
+KEMPE_HD void edge_ends(const ForestPtrs& f, index_t edge, int s, index_t& a, index_t& b) {
+  const index_t e = f.edge_elem[2 * edge + s];
+  const int j = f.edge_local[2 * edge + s];
+  a = f.elem_vertices[3 * e + j], b = f.elem_vertices[3 * e + (j + 1) % 3];
+  if (s == 1) {
+    const index_t t = a;
+    a = b, b = t;
+  }
+}
+
+/// The boundary curve through a bent edge from a to b (side 0's direction) is the cubic Hermite arc with the
+/// unit end tangents ta, tb scaled by the chord length L: its middle is (a + b) / 2 + L (ta - tb) / 8, and its
+/// tangent there 3 (b - a) / 2 - L (ta + tb) / 4. Halving the arc keeps the same cubic, so a refined boundary
+/// samples the curve reconstructed on the start mesh, to its O(h^4) accuracy, at every level.
+struct CurveMiddle {
+  double x, y;    ///< position
+  double tx, ty;  ///< unit tangent
+};
+KEMPE_HD CurveMiddle curve_middle(double ax, double ay, double bx, double by, const double* tangent) {
+  const double dx = bx - ax, dy = by - ay;
+  const double length = sqrt(dx * dx + dy * dy);
+  CurveMiddle m;
+  m.x = 0.5 * (ax + bx) + 0.125 * length * (tangent[0] - tangent[2]);
+  m.y = 0.5 * (ay + by) + 0.125 * length * (tangent[1] - tangent[3]);
+  const double tx = 1.5 * dx - 0.25 * length * (tangent[0] + tangent[2]), ty = 1.5 * dy - 0.25 * length * (tangent[1] + tangent[3]);
+  const double n = sqrt(tx * tx + ty * ty);
+  m.tx = tx / n, m.ty = ty / n;
+  return m;
+}
+KEMPE_HD bool is_bent(const ForestPtrs& f, index_t edge) {
+  if (f.edge_tangent == nullptr) return false;
+  const double* t = f.edge_tangent + 4 * edge;
+  return t[0] != 0 || t[1] != 0 || t[2] != 0 || t[3] != 0;
 }
 
 /// Kept nodes, moved to their new places.
@@ -331,19 +373,22 @@ struct MoveNodes {
 };
 
 /// Midpoints of the splitting edges: from the leaf that has the edge itself (the one refining), on the other
-/// side of a periodic edge translated by its shift. A boundary edge's midpoint goes on the curve
-/// (ForestPtrs::edge has none yet: the chord's middle).
+/// side of a periodic edge translated by its shift; a bent boundary edge's on its curve (curve_middle).
 struct NewMidpoints {
   ForestPtrs from, to;
   AdaptOffsets o;
   PeriodicShifts shifts;
   KEMPE_HD void operator()(index_t edge) const {
     if (!(o.state[edge] & edge_splits)) return;
-    int s = from.edge_elem[2 * edge] != no_element ? 0 : 1;
-    const index_t e = from.edge_elem[2 * edge + s];
-    const int j = from.edge_local[2 * edge + s];
-    const index_t a = from.elem_vertices[3 * e + j], b = from.elem_vertices[3 * e + (j + 1) % 3];
-    const double mx = 0.5 * (from.x[a] + from.x[b]), my = 0.5 * (from.y[a] + from.y[b]), mz = 0.5 * (from.z[a] + from.z[b]);
+    const int s = from.edge_elem[2 * edge] != no_element ? 0 : 1;
+    index_t a, b;
+    edge_ends(from, edge, s, a, b);
+    double mx = 0.5 * (from.x[a] + from.x[b]), my = 0.5 * (from.y[a] + from.y[b]);
+    const double mz = 0.5 * (from.z[a] + from.z[b]);
+    if (is_bent(from, edge)) {
+      const CurveMiddle c = curve_middle(from.x[a], from.y[a], from.x[b], from.y[b], from.edge_tangent + 4 * edge);
+      mx = c.x, my = c.y;
+    }
     const index_t first = o.kept_nodes + o.mid_offset[edge];
     const index_t new_edge = o.edge_new[edge];
     if (from.edge_flags[edge] & edge_periodic) {
@@ -381,13 +426,25 @@ struct MoveEdges {
     to.edge_boundary[m] = from.edge_boundary[edge];
     to.edge_flags[m] = from.edge_flags[edge];
     to.edge_shift[m] = from.edge_shift[edge];
+    if (from.edge_tangent != nullptr)
+      for (int k = 0; k < 4; ++k) to.edge_tangent[4 * m + k] = from.edge_tangent[4 * edge + k];
     if (st & edge_splits) {
       const index_t c = o.kept_edges + 2 * o.split_offset[edge];
       const int K = from.num_colors;
       const int c0 = from.edge_color[edge];
       const auto periodic = static_cast<std::uint8_t>(from.edge_flags[edge] & edge_periodic);
-      set_leaf_edge(to, c, m, c0, from.edge_boundary[edge], periodic, from.edge_shift[edge]);
-      set_leaf_edge(to, c + 1, m, (c0 + K) % (2 * K), from.edge_boundary[edge], periodic, from.edge_shift[edge]);
+      // The halves of a bent edge: the first from its first vertex to the curve's middle, the second on.
+      double first_tangent[4] = {0, 0, 0, 0}, second_tangent[4] = {0, 0, 0, 0};
+      if (is_bent(from, edge)) {
+        const double* t = from.edge_tangent + 4 * edge;
+        index_t a, b;
+        edge_ends(from, edge, from.edge_elem[2 * edge] != no_element ? 0 : 1, a, b);
+        const CurveMiddle mid = curve_middle(from.x[a], from.y[a], from.x[b], from.y[b], t);
+        first_tangent[0] = t[0], first_tangent[1] = t[1], first_tangent[2] = mid.tx, first_tangent[3] = mid.ty;
+        second_tangent[0] = mid.tx, second_tangent[1] = mid.ty, second_tangent[2] = t[2], second_tangent[3] = t[3];
+      }
+      set_leaf_edge(to, c, m, c0, from.edge_boundary[edge], periodic, from.edge_shift[edge], first_tangent);
+      set_leaf_edge(to, c + 1, m, (c0 + K) % (2 * K), from.edge_boundary[edge], periodic, from.edge_shift[edge], second_tangent);
     }
   }
 };
