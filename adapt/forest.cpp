@@ -66,18 +66,16 @@ struct Level {
 /// next and grow by half again when they must, so that an adaptation allocates (and, on the CPU, touches fresh
 /// pages) only when the mesh outgrows every earlier one. Contents are not kept across a growth.
 template <class T>
-void grow(Backend backend, Buffer<T>& b, std::size_t n, const char* what) {
-  if (b.size() >= n && b.backend() == backend && (b.size() > 0 || n == 0)) return;
-  b = Buffer<T>();
-  b = Buffer<T>(backend, n + n / 2 + 16, what);
+void grow(Backend backend, RawArray<T>& b, std::size_t n, const char* what) {
+  if (b.size() >= n && b.backend() == backend && b.size() > 0) return;
+  b = RawArray<T>();
+  b = RawArray<T>(backend, n + n / 2 + 16, what);
 }
 
 /// The first n values of a backend's array, on the host.
 template <class T>
-std::vector<T> head(const Buffer<T>& b, std::size_t n) {
-  std::vector<T> v = b.to_host();
-  v.resize(n);
-  return v;
+std::vector<T> head(const RawArray<T>& b, std::size_t n) {
+  return b.to_host(n);
 }
 
 /// An index count that must fit index_t: std::length_error naming what would not fit.
@@ -92,19 +90,19 @@ index_t fitting(std::int64_t n, const char* what) {
 
 /// The buffers behind ForestPtrs.
 struct TriangleForest::Arrays {
-  Buffer<double> x, y, z;
-  Buffer<index_t> node_edge;
-  Buffer<index_t> elem_vertices, elem_edges;
-  Buffer<std::uint8_t> elem_sides, elem_level;
-  Buffer<std::uint64_t> elem_path;
-  Buffer<index_t> elem_root;
-  Buffer<index_t> edge_parent, edge_child, edge_mid;
-  Buffer<std::int8_t> edge_color;
-  Buffer<std::int32_t> edge_boundary;
-  Buffer<std::uint8_t> edge_flags, edge_shift;
-  Buffer<index_t> edge_elem;
-  Buffer<std::int8_t> edge_local;
-  Buffer<double> edge_tangent;  // empty when no boundary bends
+  RawArray<double> x, y, z;
+  RawArray<index_t> node_edge;
+  RawArray<index_t> elem_vertices, elem_edges;
+  RawArray<std::uint8_t> elem_sides, elem_level;
+  RawArray<std::uint64_t> elem_path;
+  RawArray<index_t> elem_root;
+  RawArray<index_t> edge_parent, edge_child, edge_mid;
+  RawArray<std::int8_t> edge_color;
+  RawArray<std::int32_t> edge_boundary;
+  RawArray<std::uint8_t> edge_flags, edge_shift;
+  RawArray<index_t> edge_elem;
+  RawArray<std::int8_t> edge_local;
+  RawArray<double> edge_tangent;  // empty when no boundary bends
   bool bent = false;
 
   void reserve(Backend b, index_t nodes, index_t elements, index_t edges) {
@@ -138,10 +136,10 @@ struct TriangleForest::Arrays {
 };
 
 struct TriangleForest::FaceArrays {
-  Buffer<index_t> left, right;
-  Buffer<std::int8_t> left_local, right_local, left_half, right_half, color;
-  Buffer<std::int32_t> boundary;
-  Buffer<index_t> edge, vertices;
+  RawArray<index_t> left, right;
+  RawArray<std::int8_t> left_local, right_local, left_half, right_half, color;
+  RawArray<std::int32_t> boundary;
+  RawArray<index_t> edge, vertices;
 
   void reserve(Backend b, index_t faces) {
     const std::size_t n = std::size_t(faces);
@@ -163,12 +161,11 @@ struct TriangleForest::FaceArrays {
 
 /// Scratch arrays of one adaptation, kept for the next.
 struct TriangleForest::Workspace {
-  Buffer<std::int8_t> delta;
-  Buffer<std::uint8_t> raise, state;
-  Buffer<index_t> edge_keep, splits, new_nodes, node_keep, elem_count, refined;
-  Buffer<index_t> node_new, edge_new, split_offset, mid_offset, elem_offset, refine_offset;
-  Buffer<index_t> is_face, face_of_edge, order, color_begin;
-  Buffer<std::int64_t> key;
+  RawArray<std::int8_t> delta;
+  RawArray<std::uint8_t> raise, state;
+  RawArray<index_t> edge_keep, splits, new_nodes, node_keep, elem_count, refined;
+  RawArray<index_t> node_new, edge_new, split_offset, mid_offset, elem_offset, refine_offset;
+  RawArray<index_t> is_face, face_of_edge, slot, color_begin;
 };
 
 TriangleForest::TriangleForest(const Mesh& start, Backend backend, int max_level) : backend_(backend), max_level_(max_level) {
@@ -274,26 +271,25 @@ TriangleForest::TriangleForest(const Mesh& start, Backend backend, int max_level
   faces_scratch_ = std::make_shared<FaceArrays>();
   work_ = std::make_shared<Workspace>();
   Arrays& a = *arrays_;
-  a.x = Buffer<double>(backend, x, "adapted mesh x"), a.y = Buffer<double>(backend, y, "adapted mesh y");
-  a.z = Buffer<double>(backend, z, "adapted mesh z"), a.node_edge = Buffer<index_t>(backend, node_edge, "adapted mesh node edges");
-  a.elem_vertices = Buffer<index_t>(backend, ev, "adapted mesh element vertices");
-  a.elem_edges = Buffer<index_t>(backend, ee, "adapted mesh element edges");
-  a.elem_sides = Buffer<std::uint8_t>(backend, sides, "adapted mesh element sides");
-  a.elem_level = Buffer<std::uint8_t>(backend, level, "adapted mesh levels");
-  a.elem_path = Buffer<std::uint64_t>(backend, path.size(), "adapted mesh tree paths");
-  a.elem_path.upload(path);
-  a.elem_root = Buffer<index_t>(backend, root, "adapted mesh roots");
-  a.edge_parent = Buffer<index_t>(backend, parent, "adapted mesh edge parents");
-  a.edge_child = Buffer<index_t>(backend, child, "adapted mesh edge children");
-  a.edge_mid = Buffer<index_t>(backend, mid, "adapted mesh edge midpoints");
-  a.edge_color = Buffer<std::int8_t>(backend, color, "adapted mesh edge colors");
-  a.edge_boundary = Buffer<std::int32_t>(backend, boundary, "adapted mesh edge boundaries");
-  a.edge_flags = Buffer<std::uint8_t>(backend, flags, "adapted mesh edge flags");
-  a.edge_shift = Buffer<std::uint8_t>(backend, shift, "adapted mesh edge shifts");
-  a.edge_elem = Buffer<index_t>(backend, elem, "adapted mesh edge elements");
-  a.edge_local = Buffer<std::int8_t>(backend, local, "adapted mesh edge local indices");
+  a.x = RawArray<double>(backend, x, "adapted mesh x"), a.y = RawArray<double>(backend, y, "adapted mesh y");
+  a.z = RawArray<double>(backend, z, "adapted mesh z"), a.node_edge = RawArray<index_t>(backend, node_edge, "adapted mesh node edges");
+  a.elem_vertices = RawArray<index_t>(backend, ev, "adapted mesh element vertices");
+  a.elem_edges = RawArray<index_t>(backend, ee, "adapted mesh element edges");
+  a.elem_sides = RawArray<std::uint8_t>(backend, sides, "adapted mesh element sides");
+  a.elem_level = RawArray<std::uint8_t>(backend, level, "adapted mesh levels");
+  a.elem_path = RawArray<std::uint64_t>(backend, path, "adapted mesh tree paths");
+  a.elem_root = RawArray<index_t>(backend, root, "adapted mesh roots");
+  a.edge_parent = RawArray<index_t>(backend, parent, "adapted mesh edge parents");
+  a.edge_child = RawArray<index_t>(backend, child, "adapted mesh edge children");
+  a.edge_mid = RawArray<index_t>(backend, mid, "adapted mesh edge midpoints");
+  a.edge_color = RawArray<std::int8_t>(backend, color, "adapted mesh edge colors");
+  a.edge_boundary = RawArray<std::int32_t>(backend, boundary, "adapted mesh edge boundaries");
+  a.edge_flags = RawArray<std::uint8_t>(backend, flags, "adapted mesh edge flags");
+  a.edge_shift = RawArray<std::uint8_t>(backend, shift, "adapted mesh edge shifts");
+  a.edge_elem = RawArray<index_t>(backend, elem, "adapted mesh edge elements");
+  a.edge_local = RawArray<std::int8_t>(backend, local, "adapted mesh edge local indices");
   a.bent = spare_->bent = !tangent.empty();
-  if (a.bent) a.edge_tangent = Buffer<double>(backend, tangent, "adapted mesh boundary tangents");
+  if (a.bent) a.edge_tangent = RawArray<double>(backend, tangent, "adapted mesh boundary tangents");
   f_ = a.ptrs(nn, ne, nf, nn, colors);
   grow(backend_, refine_, ne, "refinement flags");
   grow(backend_, coarsen_, ne, "coarsening flags");
@@ -405,18 +401,22 @@ void TriangleForest::build_faces() {
   const index_t nf = exclusive_scan(b, w.is_face.data(), nm, w.face_of_edge.data());
   faces_scratch_->reserve(b, nf);
   faces_now_->reserve(b, nf);
-  grow(b, w.key, nf, "face sort keys"), grow(b, w.order, nf, "face order");
+  const int colors = 2 * f_.num_colors;
+  const std::size_t cells = std::size_t(colors) * std::size_t(f_.num_elements);
+  if (cells > std::size_t(std::numeric_limits<index_t>::max()))
+    fitting(std::int64_t(cells), "color-element cells (the face order's table)");
+  grow(b, w.slot, cells, "face order table");
+  forall(b, index_t(cells), Fill{w.slot.data(), 0});
   const FacePtrs raw = faces_scratch_->ptrs(nf);
-  forall(b, nm, BuildFaces{f_, w.is_face.data(), w.face_of_edge.data(), raw, w.key.data(), w.order.data()});
-  stable_sort_by_key(b, w.key.data(), w.order.data(), nf);
+  forall(b, nm, BuildFaces{f_, w.is_face.data(), w.face_of_edge.data(), raw, w.slot.data()});
+  const index_t placed = exclusive_scan(b, w.slot.data(), index_t(cells), w.slot.data());
+  if (placed != nf) throw std::logic_error("adaptive refinement: two faces of one element share a color");
   grow(b, edge_face_, nm, "edge faces");
   forall(b, nm, Fill{edge_face_.data(), no_element});
   const FacePtrs faces = faces_now_->ptrs(nf);
-  forall(b, nf, GatherFaces{raw, faces, w.order.data(), edge_face_.data()});
-  const int colors = 2 * f_.num_colors;
+  forall(b, nf, PlaceFaces{raw, faces, w.slot.data(), f_.num_elements, edge_face_.data()});
   grow(b, w.color_begin, colors + 1, "color ranges");
-  forall(b, colors + 1, Fill{w.color_begin.data(), 0});
-  forall(b, nf, ColorBegin{faces, colors, w.color_begin.data()});
+  forall(b, colors + 1, ColorBegin{w.slot.data(), f_.num_elements, nf, colors, w.color_begin.data()});
   color_begin_ = head(w.color_begin, colors + 1);
   faces_ = faces;
 }

@@ -117,8 +117,8 @@ class TriangleForest {
   std::shared_ptr<Arrays> arrays_, spare_;  // the current mesh, and where the next one is built
   std::shared_ptr<FaceArrays> faces_now_, faces_scratch_;
   std::shared_ptr<Workspace> work_;
-  Buffer<index_t> edge_face_;
-  Buffer<std::uint8_t> refine_, coarsen_;
+  RawArray<index_t> edge_face_;
+  RawArray<std::uint8_t> refine_, coarsen_;
   std::vector<index_t> color_begin_;
 };
 

@@ -545,15 +545,16 @@ struct FaceFlags {
   }
 };
 
-/// One face per leaf edge, in edge order, with its sort key (color, then left element): the lower-numbered
-/// element is on the left, and a coarse element sees the face on half of its edge.
+/// One face per leaf edge, in edge order: the lower-numbered element is on the left, and a coarse element sees
+/// the face on half of its edge. Faces go in the order of (color, left element), which a valid coloring makes
+/// unique: each face marks its cell of the [colors][elements] table `slot`, whose exclusive prefix sum is then
+/// every face's place, a scan instead of a sort.
 struct BuildFaces {
   ForestPtrs f;
   const index_t* is_face;
   const index_t* face_of_edge;  ///< exclusive scan of is_face
   FacePtrs out;
-  std::int64_t* key;
-  index_t* order;
+  index_t* slot;  ///< [2K][elements], zero before
   KEMPE_HD void operator()(index_t edge) const {
     if (!is_face[edge]) return;
     const index_t k = face_of_edge[edge];
@@ -593,18 +594,19 @@ struct BuildFaces {
     }
     out.vertices[2 * k] = a;
     out.vertices[2 * k + 1] = b;
-    key[k] = std::int64_t(f.edge_color[edge]) * (std::int64_t(f.num_elements) + 1) + elem[l];
-    order[k] = k;
+    slot[std::size_t(f.edge_color[edge]) * std::size_t(f.num_elements) + std::size_t(elem[l])] = 1;
   }
 };
 
-/// Face arrays in sorted order: to[i] = from[order[i]]; each face's edge learns its face.
-struct GatherFaces {
+/// Face arrays in (color, left element) order: face k goes to the place the scanned `slot` table gives it; each
+/// face's edge learns its face.
+struct PlaceFaces {
   FacePtrs from, to;
-  const index_t* order;
+  const index_t* place;  ///< exclusive prefix sum of slot
+  index_t num_elements;
   index_t* edge_face;
-  KEMPE_HD void operator()(index_t i) const {
-    const index_t k = order[i];
+  KEMPE_HD void operator()(index_t k) const {
+    const index_t i = place[std::size_t(from.color[k]) * std::size_t(num_elements) + std::size_t(from.left[k])];
     to.left[i] = from.left[k], to.right[i] = from.right[k];
     to.left_local[i] = from.left_local[k], to.right_local[i] = from.right_local[k];
     to.left_half[i] = from.left_half[k], to.right_half[i] = from.right_half[k];
@@ -617,17 +619,14 @@ struct GatherFaces {
   }
 };
 
-/// color_begin[c] for c in [0, colors]: the first face of color c or above (faces sorted by color).
+/// color_begin[c] = the first face of color c: the scanned slot table at the start of row c.
 struct ColorBegin {
-  FacePtrs faces;
+  const index_t* place;
+  index_t num_elements, num_faces;
   int colors;
   index_t* color_begin;
-  KEMPE_HD void operator()(index_t i) const {
-    // Face i starts colors (color[i-1], color[i]]; the last face also ends the colors above its own.
-    const int below = i == 0 ? -1 : faces.color[i - 1];
-    for (int c = below + 1; c <= faces.color[i]; ++c) color_begin[c] = i;
-    if (i == faces.num_faces - 1)
-      for (int c = faces.color[i] + 1; c <= colors; ++c) color_begin[c] = faces.num_faces;
+  KEMPE_HD void operator()(index_t c) const {
+    color_begin[c] = c == colors ? num_faces : place[std::size_t(c) * std::size_t(num_elements)];
   }
 };
 

@@ -3,6 +3,7 @@
 // to_host() and upload(), at output and set-up times.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <stdexcept>
@@ -106,6 +107,70 @@ class Buffer {
   T* device_ = nullptr;
   std::size_t size_ = 0;
   const char* what_ = "a buffer";
+};
+
+/// An array in one backend's memory that starts uninitialized (new T[n] on the CPU, cudaMalloc on the GPU), for
+/// arrays that a kernel writes before anything reads them: zeroing them first (what Buffer does on the CPU) would
+/// be one more pass over fresh pages, which is what the adaptation passes (adapt/) spend most time on otherwise.
+template <class T>
+class RawArray {
+ public:
+  RawArray() = default;
+  RawArray(Backend backend, std::size_t n, const char* what) : backend_(backend), size_(n), what_(what) {
+    if (n == 0) return;
+    if (backend_ == Backend::cpu)
+      host_.reset(new T[n]);
+    else
+      device_ = static_cast<T*>(device_allocate(n * sizeof(T), what));
+  }
+  /// A copy of `host` for `what`.
+  RawArray(Backend backend, const std::vector<T>& host, const char* what) : RawArray(backend, host.size(), what) {
+    if (host.empty()) return;
+    if (backend_ == Backend::cpu)
+      std::copy(host.begin(), host.end(), host_.get());
+    else
+      copy_to_device(device_, host.data(), host.size() * sizeof(T), what);
+  }
+  ~RawArray() {
+    if (device_) device_free(device_);
+  }
+  RawArray(RawArray&& o) noexcept { swap(o); }
+  RawArray& operator=(RawArray&& o) noexcept {
+    RawArray(std::move(o)).swap(*this);
+    return *this;
+  }
+  RawArray(const RawArray&) = delete;
+  RawArray& operator=(const RawArray&) = delete;
+
+  T* data() { return backend_ == Backend::cpu ? host_.get() : device_; }
+  const T* data() const { return backend_ == Backend::cpu ? host_.get() : device_; }
+  std::size_t size() const { return size_; }
+  Backend backend() const { return backend_; }
+  /// The first n values (n <= size()), copied to the host.
+  std::vector<T> to_host(std::size_t n) const {
+    if (n > size_) throw std::logic_error(std::string(what_) + ": " + std::to_string(n) + " values asked of " + std::to_string(size_));
+    std::vector<T> out(n);
+    if (n == 0) return out;
+    if (backend_ == Backend::cpu)
+      std::copy(host_.get(), host_.get() + n, out.begin());
+    else
+      copy_to_host(out.data(), device_, n * sizeof(T), what_);
+    return out;
+  }
+
+ private:
+  void swap(RawArray& o) noexcept {
+    std::swap(backend_, o.backend_);
+    std::swap(host_, o.host_);
+    std::swap(device_, o.device_);
+    std::swap(size_, o.size_);
+    std::swap(what_, o.what_);
+  }
+  Backend backend_ = Backend::cpu;
+  std::unique_ptr<T[]> host_;
+  T* device_ = nullptr;
+  std::size_t size_ = 0;
+  const char* what_ = "an array";
 };
 
 /// Read-only arrays placed on one backend for the kernels: on the CPU the host vectors themselves (which must

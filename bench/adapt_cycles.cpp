@@ -1,0 +1,96 @@
+// Adaptation cycles (adapt/forest.hpp): seconds per cycle (refine 10 % of the leaves, coarsen 10 % of the sibling
+// groups, balance, counts, new nodes / edges / elements, incidence, faces regrouped by color, check) on N x N
+// grids of squares split into triangles, for growing N, on one backend; next to it, coloring a mesh of the same
+// size from scratch (the kempe algorithm, as start-up does), which is what Alg. 4's mapping saves.
+//
+// Each size first runs `warm` cycles, so that the mesh holds two levels with hanging faces and sibling groups
+// to coarsen; then `cycles` timed cycles. With these fractions the mesh grows by about a third a cycle (the
+// balance adds refinements, and only groups of four leaves can coarsen), so each row states the median leaves
+// of the timed cycles' input meshes, and leaves per second counts those.
+// Usage: kempe_bench_adapt [cpu|cuda] [N...]   (default: cpu 90 180 360 720, 16k to 1M start triangles)
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "adapt/forest.hpp"
+#include "coloring/coloring.hpp"
+#include "coloring/reorder.hpp"
+#include "mesh/generators.hpp"
+
+namespace {
+
+using namespace kempe;
+using Clock = std::chrono::steady_clock;
+
+Mesh prepared(Mesh mesh) {
+  FaceColoring coloring = color_faces(mesh, ColoringOptions{});
+  apply_ordering(mesh, coloring, find_ordering("color_renumber").compute(mesh, coloring));
+  return mesh;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string backend_name = argc > 1 ? argv[1] : "cpu";
+  std::vector<int> sizes;
+  for (int i = 2; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
+  if (sizes.empty()) sizes = {90, 180, 360, 720};
+  const Backend backend = backend_from_name(backend_name);
+  if (backend == Backend::cuda && cuda_device_count() == 0) {
+    std::printf("no CUDA device: nothing to measure\n");
+    return 0;
+  }
+  constexpr int warm = 2, cycles = 3, max_level = 3;
+  std::printf("| start triangles | leaves (input) | hanging faces | cycle (ms) | leaves/s | flags+balance | counts | build | "
+              "faces | check | recolor from scratch (ms) |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const int n : sizes) {
+    const Mesh mesh = prepared(grid_mesh(n, 1.0, 0.2, 1));
+    adapt::TriangleForest forest(mesh, backend, max_level);
+    std::uint64_t cycle = 0;
+    for (int c = 0; c < warm; ++c, ++cycle) {
+      forest.flag_random(0.1, 0.1, 1, cycle);
+      (void)forest.adapt();
+    }
+    std::vector<double> total, balance, counts, build, faces, check, rate, inputs;
+    adapt::AdaptReport last;
+    for (int c = 0; c < cycles; ++c, ++cycle) {
+      const index_t leaves = forest.num_elements();
+      forest.flag_random(0.1, 0.1, 1, cycle);
+      last = forest.adapt();
+      if (!last.valid()) {
+        std::fprintf(stderr, "cycle %llu is invalid (%lld failures)\n", (unsigned long long)cycle, (long long)last.failures);
+        return 1;
+      }
+      total.push_back(last.seconds);
+      balance.push_back(last.seconds_flags + last.seconds_balance);
+      counts.push_back(last.seconds_counts);
+      build.push_back(last.seconds_build);
+      faces.push_back(last.seconds_faces);
+      check.push_back(last.seconds_check);
+      rate.push_back(leaves / last.seconds);
+      inputs.push_back(leaves);
+    }
+    // Coloring a conforming mesh with as many triangles from scratch (what recoloring after each cycle costs).
+    const double input = median(inputs);
+    const int m = static_cast<int>(std::sqrt(input / 2.0));
+    Mesh same_size = grid_mesh(m, 1.0, 0.2, 1);
+    const auto t0 = Clock::now();
+    const FaceColoring recolored = color_faces(same_size, ColoringOptions{});
+    const double recolor = std::chrono::duration<double>(Clock::now() - t0).count();
+    std::printf("| %d | %.0f | %d | %.2f | %.3g | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f (%d colors) |\n", mesh.num_elements(),
+                input, last.hanging_faces, 1e3 * median(total), median(rate), 1e3 * median(balance),
+                1e3 * median(counts), 1e3 * median(build), 1e3 * median(faces), 1e3 * median(check), 1e3 * recolor,
+                recolored.num_colors);
+    std::fflush(stdout);
+  }
+  return 0;
+}
