@@ -16,6 +16,9 @@
 #include "coloring/reorder.hpp"
 #include "mesh/load.hpp"
 #include "solver/cli/commands.hpp"
+#if KEMPE_HAVE_VTK
+#include "solver/output/vtk_output.hpp"
+#endif
 
 namespace kempe::cli {
 namespace {
@@ -28,6 +31,8 @@ struct AdaptOptions {
   std::uint64_t seed = 1;
   bool roundtrip = false;
   std::string backend = "cpu";
+  double size = 0;
+  std::string vtk;
   bool json = false;
 };
 
@@ -104,7 +109,12 @@ void print_cycle(const std::string& name, const adapt::AdaptReport& r) {
 
 void run_adapt(const AdaptOptions& o) {
   const Backend backend = backend_from_name(o.backend);
-  Mesh mesh = load_mesh(o.mesh, LoadOptions{});
+#if !KEMPE_HAVE_VTK
+  if (!o.vtk.empty()) throw std::invalid_argument("--vtk " + o.vtk + ": this build has no VTK (run scripts/setup and rebuild)");
+#endif
+  LoadOptions lo;
+  lo.mesh_size = o.size;
+  Mesh mesh = load_mesh(o.mesh, lo);
   // The most elements refining everything to the maximum level makes must fit the 32-bit index.
   const double most = double(mesh.num_elements()) * std::pow(4.0, o.max_level);
   if (most > double(std::numeric_limits<index_t>::max())) {
@@ -142,6 +152,8 @@ void run_adapt(const AdaptOptions& o) {
     forest.flag_random(o.refine, o.coarsen, o.seed, std::uint64_t(c));
     record("random", std::to_string(c + 1), forest.adapt());
   }
+  // The ordering of the mesh the random cycles leave (the round trip returns to the start mesh's).
+  const OrderingMetrics after = leaf_metrics(forest.to_host());
   bool identical = false;
   if (o.roundtrip) {
     for (int l = 0; l < o.max_level; ++l) {
@@ -158,7 +170,9 @@ void run_adapt(const AdaptOptions& o) {
       std::cout << "round trip: " << (identical ? "faces and colors identical to the start mesh" : "differs: " + difference)
                 << "\n";
   }
-  const OrderingMetrics after = leaf_metrics(forest.to_host());
+#if KEMPE_HAVE_VTK
+  if (!o.vtk.empty()) output::write_adapted_mesh(o.vtk, forest.to_host());
+#endif
   if (o.json) {
     nlohmann::json j;
     j["mesh"] = o.mesh;
@@ -172,10 +186,11 @@ void run_adapt(const AdaptOptions& o) {
     if (o.roundtrip) j["roundtrip_identical"] = identical;
     std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
-    std::cout << std::setprecision(3) << "ordering: bandwidth " << before.bandwidth << " -> " << after.bandwidth
+    std::cout << std::setprecision(3) << "ordering before and after the random cycles: bandwidth " << before.bandwidth << " -> " << after.bandwidth
               << ", profile " << before.profile << " -> " << after.profile << ", coalesced reads left "
               << before.coalesced_left << " -> " << after.coalesced_left << ", right " << before.coalesced_right
               << " -> " << after.coalesced_right << "\n";
+    if (!o.vtk.empty()) std::cout << "wrote " << o.vtk << "/elements.vtu and " << o.vtk << "/faces.vtu\n";
   }
   if (!all_valid) throw ExitRequest{1};
   if (o.roundtrip && !identical) throw ExitRequest{1};
@@ -204,6 +219,10 @@ void add_adapt_command(CLI::App& app) {
   cmd->add_flag("--roundtrip", o->roundtrip,
                 "After the cycles, refine everything to the maximum level, coarsen it back, and compare with the start mesh");
   cmd->add_option("--backend", o->backend, "cpu, cuda or auto")->capture_default_str();
+  cmd->add_option("--vtk", o->vtk,
+                  "After the last cycle, write DIR/elements.vtu (leaves: level, element) and DIR/faces.vtu (faces: "
+                  "color, left, right, boundary) for ParaView");
+  cmd->add_option("--size", o->size, "Element size when meshing a .geo file")->check(CLI::PositiveNumber);
   cmd->add_flag("--json", o->json,
                 "Print one JSON object (cycles with elements, faces, hanging_faces, max_level, colors, valid, seconds; "
                 "roundtrip_identical)");

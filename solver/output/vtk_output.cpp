@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
@@ -137,6 +138,53 @@ void write_face_colors(const std::string& path, const Mesh& mesh) {
   grid->GetCellData()->AddArray(face);
   grid->GetCellData()->SetActiveScalars("color");
   write_grid(path, grid);
+}
+
+void write_adapted_mesh(const std::string& directory, const adapt::LeafMesh& mesh) {
+  std::error_code error;
+  std::filesystem::create_directories(directory, error);
+  if (error) throw std::runtime_error(directory + ": cannot create the directory (" + error.message() + ")");
+  vtkNew<vtkPoints> points;
+  points->SetDataTypeToDouble();
+  points->SetNumberOfPoints(vtkIdType(mesh.x.size()));
+  for (std::size_t i = 0; i < mesh.x.size(); ++i) points->SetPoint(vtkIdType(i), mesh.x[i], mesh.y[i], mesh.z[i]);
+  {
+    vtkNew<vtkUnstructuredGrid> grid;
+    grid->SetPoints(points);
+    grid->Allocate(mesh.num_elements());
+    vtkNew<vtkIntArray> level, element;
+    level->SetName("level");
+    element->SetName("element");
+    for (index_t e = 0; e < mesh.num_elements(); ++e) {
+      const vtkIdType ids[3] = {mesh.element_vertices[3 * e], mesh.element_vertices[3 * e + 1], mesh.element_vertices[3 * e + 2]};
+      grid->InsertNextCell(VTK_TRIANGLE, 3, ids);
+      level->InsertNextValue(mesh.level[e]);
+      element->InsertNextValue(e);
+    }
+    grid->GetCellData()->AddArray(level);
+    grid->GetCellData()->AddArray(element);
+    grid->GetCellData()->SetActiveScalars("level");
+    write_grid(directory + "/elements.vtu", grid);
+  }
+  vtkNew<vtkUnstructuredGrid> grid;
+  grid->SetPoints(points);
+  grid->Allocate(mesh.num_faces());
+  vtkNew<vtkIntArray> color, left, right, boundary;
+  color->SetName("color");
+  left->SetName("left");
+  right->SetName("right");
+  boundary->SetName("boundary");
+  for (index_t f = 0; f < mesh.num_faces(); ++f) {
+    const vtkIdType ids[2] = {mesh.face_vertices[2 * f], mesh.face_vertices[2 * f + 1]};
+    grid->InsertNextCell(VTK_LINE, 2, ids);
+    color->InsertNextValue(mesh.face_color[f]);
+    left->InsertNextValue(mesh.face_left[f]);
+    right->InsertNextValue(mesh.face_right[f]);
+    boundary->InsertNextValue(mesh.face_boundary[f]);
+  }
+  for (vtkIntArray* a : {color.Get(), left.Get(), right.Get(), boundary.Get()}) grid->GetCellData()->AddArray(a);
+  grid->GetCellData()->SetActiveScalars("color");
+  write_grid(directory + "/faces.vtu", grid);
 }
 
 namespace {

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "adapt/forest.hpp"
 #include "solver/output/output.hpp"
 
 namespace kempe::output {
@@ -20,6 +21,12 @@ void write_vtu(const std::string& path, const SampledSolution& solution, const s
 /// color, -1 where the mesh is not colored), `boundary` (the boundary group, -1 inside) and `face` (the face
 /// index), so that a coloring can be looked at in ParaView. Same failure behaviour as write_vtu.
 void write_face_colors(const std::string& path, const Mesh& mesh);
+
+/// An adapted triangle mesh (adapt/forest.hpp) for ParaView: DIRECTORY/elements.vtu (the leaves, cell arrays
+/// `level` and `element`) and DIRECTORY/faces.vtu (faces as line cells, cell arrays `color`, `left`, `right`
+/// (-1 on the boundary) and `boundary`). The directory is made if missing; each file is written to a temporary
+/// name and renamed.
+void write_adapted_mesh(const std::string& directory, const adapt::LeafMesh& mesh);
 
 /// The .pvd collection of a run: each output's time and file (relative to the .pvd's folder).
 class PvdCollection {

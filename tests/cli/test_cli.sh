@@ -110,6 +110,12 @@ check "adapt: no cycle is invalid" test "$(grep -c '"valid": false' <<<"$out")" 
 out=$("$kempe" adapt "$work/r.kmesh" --cycles 2 --refine 0.5)
 check "adapt prints a row per cycle" contains "$out" "hanging"
 check "adapt reports the ordering" contains "$out" "bandwidth"
+if "$kempe" adapt "$work/r.kmesh" --cycles 2 --vtk "$work/adapted" >/dev/null 2>&1; then
+  check "adapt --vtk writes the leaves" grep -q 'Name="level"' "$work/adapted/elements.vtu"
+  check "adapt --vtk writes the faces" grep -q 'Name="color"' "$work/adapted/faces.vtu"
+else
+  check "adapt --vtk without VTK says so" contains "$("$kempe" adapt "$work/r.kmesh" --vtk "$work/adapted" 2>&1)" "this build has no VTK"
+fi
 expect_fail "adapt --refine outside [0, 1]" "--refine" "$kempe" adapt "$work/r.kmesh" --refine 1.5
 expect_fail "adapt --coarsen outside [0, 1]" "--coarsen" "$kempe" adapt "$work/r.kmesh" --coarsen -0.1
 expect_fail "adapt --max-level beyond the index" "a 32-bit index holds; at most --max-level" "$kempe" adapt "$work/r.kmesh" --max-level 14
