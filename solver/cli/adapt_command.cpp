@@ -32,6 +32,7 @@ struct AdaptOptions {
   bool roundtrip = false;
   std::string backend = "cpu";
   double size = 0;
+  std::string order = "color_renumber";
   std::string vtk;
   bool json = false;
 };
@@ -109,6 +110,10 @@ void print_cycle(const std::string& name, const adapt::AdaptReport& r) {
 
 void run_adapt(const AdaptOptions& o) {
   const Backend backend = backend_from_name(o.backend);
+  const Ordering& ordering = find_ordering(o.order);
+  if (ordering.name == "as_read")
+    throw std::invalid_argument("--order as_read: an adapted mesh keeps each color's faces sorted by left element; "
+                                "choose color_renumber, rcm or hilbert");
 #if !KEMPE_HAVE_VTK
   if (!o.vtk.empty()) throw std::invalid_argument("--vtk " + o.vtk + ": this build has no VTK (run scripts/setup and rebuild)");
 #endif
@@ -128,7 +133,7 @@ void run_adapt(const AdaptOptions& o) {
   }
   ColoringOptions co;
   FaceColoring coloring = color_faces(mesh, co);
-  apply_ordering(mesh, coloring, find_ordering("color_renumber").compute(mesh, coloring));
+  apply_ordering(mesh, coloring, ordering.compute(mesh, coloring));
 
   adapt::TriangleForest forest(mesh, backend, o.max_level);
   const adapt::AdaptReport start = forest.check();
@@ -140,7 +145,8 @@ void run_adapt(const AdaptOptions& o) {
   if (!o.json) {
     std::cout << o.mesh << ": " << mesh.num_elements() << " triangles, " << mesh.num_faces() << " faces, "
               << forest.start_colors() << " colors (at most " << 2 * forest.start_colors()
-              << " after refinement); maximum level " << o.max_level << ", backend " << o.backend << "\n";
+              << " after refinement), order " << ordering.name << "; maximum level " << o.max_level << ", backend "
+              << o.backend << "\n";
     print_header();
   }
   auto record = [&](const std::string& kind, const std::string& name, const adapt::AdaptReport& r) {
@@ -179,6 +185,7 @@ void run_adapt(const AdaptOptions& o) {
     j["backend"] = o.backend;
     j["start"] = {{"elements", mesh.num_elements()}, {"faces", mesh.num_faces()}, {"colors", forest.start_colors()}};
     j["max_level"] = o.max_level;
+    j["order"] = std::string(ordering.name);
     j["seed"] = o.seed;
     j["cycles"] = cycles;
     j["ordering_before"] = metrics_json(before);
@@ -219,6 +226,9 @@ void add_adapt_command(CLI::App& app) {
   cmd->add_flag("--roundtrip", o->roundtrip,
                 "After the cycles, refine everything to the maximum level, coarsen it back, and compare with the start mesh");
   cmd->add_option("--backend", o->backend, "cpu, cuda or auto")->capture_default_str();
+  cmd->add_option("--order", o->order,
+                  "Ordering of the start mesh (color_renumber, rcm, hilbert); the leaves keep it, each tree depth first")
+      ->capture_default_str();
   cmd->add_option("--vtk", o->vtk,
                   "After the last cycle, write DIR/elements.vtu (leaves: level, element) and DIR/faces.vtu (faces: "
                   "color, left, right, boundary) for ParaView");

@@ -116,6 +116,9 @@ if "$kempe" adapt "$work/r.kmesh" --cycles 2 --vtk "$work/adapted" >/dev/null 2>
 else
   check "adapt --vtk without VTK says so" contains "$("$kempe" adapt "$work/r.kmesh" --vtk "$work/adapted" 2>&1)" "this build has no VTK"
 fi
+out=$("$kempe" adapt "$work/r.kmesh" --cycles 2 --max-level 2 --order hilbert --roundtrip --json)
+check "adapt --order hilbert round trip" contains "$out" '"roundtrip_identical": true'
+expect_fail "adapt refuses as_read" "--order as_read: an adapted mesh keeps each color's faces sorted" "$kempe" adapt "$work/r.kmesh" --order as_read
 expect_fail "adapt --refine outside [0, 1]" "--refine" "$kempe" adapt "$work/r.kmesh" --refine 1.5
 expect_fail "adapt --coarsen outside [0, 1]" "--coarsen" "$kempe" adapt "$work/r.kmesh" --coarsen -0.1
 expect_fail "adapt --max-level beyond the index" "a 32-bit index holds; at most --max-level" "$kempe" adapt "$work/r.kmesh" --max-level 14
