@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "kernels/algorithms.hpp"
@@ -295,6 +296,59 @@ TriangleForest::TriangleForest(const Mesh& start, Backend backend, int max_level
   grow(backend_, coarsen_, ne, "coarsening flags");
   flag_all(false, false);
   build_faces();
+}
+
+void TriangleForest::refine_to(const std::vector<index_t>& root, const std::vector<std::int64_t>& path,
+                               const std::vector<std::int8_t>& level, const std::string& source) {
+  if (path.size() != root.size() || level.size() != root.size())
+    throw std::invalid_argument(source + ": the leaves' roots, paths and levels differ in length");
+  if (f_.num_nodes != f_.root_nodes)  // refining adds midpoints
+    throw std::logic_error("refine_to: the forest is not at its start mesh");
+  int deepest = 0;
+  for (const std::int8_t l : level) {
+    if (l < 0) throw std::invalid_argument(source + ": a leaf has a negative level");
+    deepest = std::max(deepest, int(l));
+  }
+  if (deepest > max_level_)
+    throw std::invalid_argument(source + ": its adapted mesh reaches level " + std::to_string(deepest) +
+                                ", beyond the maximum level " + std::to_string(max_level_));
+  // Every proper ancestor of a saved leaf refines; the saved leaves' own (root, level, path) must then be what
+  // the forest holds, in the same order.
+  auto key = [](index_t r, int l, std::uint64_t p) {
+    return std::to_string(r) + ':' + std::to_string(l) + ':' + std::to_string(p);
+  };
+  std::unordered_set<std::string> ancestors;
+  for (std::size_t i = 0; i < root.size(); ++i)
+    for (int l = 0; l < level[i]; ++l)
+      ancestors.insert(key(root[i], l, std::uint64_t(path[i]) & ((std::uint64_t(1) << (2 * l)) - 1)));
+  for (int pass = 0; pass < deepest; ++pass) {
+    const LeafMesh now = to_host();
+    std::vector<std::uint8_t> flags(now.num_elements(), 0);
+    bool any = false;
+    for (index_t e = 0; e < now.num_elements(); ++e) {
+      flags[e] = ancestors.count(key(now.root[e], now.level[e], now.path[e])) ? 1 : 0;
+      any = any || flags[e];
+    }
+    if (!any) break;
+    flag_all(false, false);
+    refine_.upload(flags);
+    const AdaptReport r = adapt();
+    if (!r.valid()) throw std::logic_error(source + ": rebuilding its adapted mesh failed the check");
+  }
+  const LeafMesh now = to_host();
+  const std::size_t n = std::min<std::size_t>(root.size(), std::size_t(now.num_elements()));
+  for (std::size_t i = 0; i <= n; ++i) {
+    if (i == n && root.size() == std::size_t(now.num_elements())) return;
+    if (i < n && root[i] == now.root[i] && int(level[i]) == int(now.level[i]) && std::uint64_t(path[i]) == now.path[i]) continue;
+    std::string what = source + ": the refinement tree of its adapted mesh is inconsistent: ";
+    if (i == n)
+      what += "it lists " + std::to_string(root.size()) + " leaves where its tree has " + std::to_string(now.num_elements());
+    else
+      what += "leaf " + std::to_string(i) + " is triangle " + std::to_string(root[i]) + " at level " + std::to_string(level[i]) +
+              " where the tree (refined 1-irregular, depth first) has triangle " + std::to_string(now.root[i]) + " at level " +
+              std::to_string(now.level[i]);
+    throw std::invalid_argument(what);
+  }
 }
 
 void TriangleForest::flag_random(double refine_fraction, double coarsen_fraction, std::uint64_t seed, std::uint64_t cycle) {

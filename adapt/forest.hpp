@@ -91,6 +91,12 @@ class TriangleForest {
   std::uint8_t* refine_flags() { return refine_.data(); }
   std::uint8_t* coarsen_flags() { return coarsen_.data(); }
 
+  /// Refines the start mesh until its leaves are the given ones (a mesh saved by kempe adapt --save: Mesh's
+  /// leaf_root, leaf_path, leaf_level). std::invalid_argument naming `source` when they are deeper than the
+  /// maximum level or are not the leaves of a 1-irregular refinement in storage order.
+  void refine_to(const std::vector<index_t>& root, const std::vector<std::int64_t>& path,
+                 const std::vector<std::int8_t>& level, const std::string& source);
+
   /// Refines and coarsens by the flags (refinement wins; a group coarsens only as a whole), keeps the mesh
   /// 1-irregular, maps colors, regroups faces and checks the result.
   AdaptReport adapt();

@@ -504,6 +504,9 @@ void apply_ordering(Mesh& m, FaceColoring& coloring, const Permutation& p) {
                                 " elements and " + std::to_string(p.face_new.size()) + " faces, the mesh has " +
                                 std::to_string(ne) + " and " + std::to_string(nf));
   check_coloring_input(m, coloring, "apply_ordering");
+  if (!m.leaf_root.empty())
+    throw std::invalid_argument(m.source + ": holds an adapted mesh (kempe adapt --save), whose leaves an ordering would "
+                                "separate from their start triangles; kempe adapt reads it");
   if (!m.element_input.empty() && m.element_input.size() != std::size_t(ne))
     throw std::invalid_argument("apply_ordering: mesh.element_input has the wrong size");
   if (!m.face_input.empty() && m.face_input.size() != std::size_t(nf))

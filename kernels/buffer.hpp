@@ -124,13 +124,7 @@ class RawArray {
       device_ = static_cast<T*>(device_allocate(n * sizeof(T), what));
   }
   /// A copy of `host` for `what`.
-  RawArray(Backend backend, const std::vector<T>& host, const char* what) : RawArray(backend, host.size(), what) {
-    if (host.empty()) return;
-    if (backend_ == Backend::cpu)
-      std::copy(host.begin(), host.end(), host_.get());
-    else
-      copy_to_device(device_, host.data(), host.size() * sizeof(T), what);
-  }
+  RawArray(Backend backend, const std::vector<T>& host, const char* what) : RawArray(backend, host.size(), what) { upload(host); }
   ~RawArray() {
     if (device_) device_free(device_);
   }
@@ -146,6 +140,16 @@ class RawArray {
   const T* data() const { return backend_ == Backend::cpu ? host_.get() : device_; }
   std::size_t size() const { return size_; }
   Backend backend() const { return backend_; }
+  /// Replaces the first host.size() values (at most size()) with `host`.
+  void upload(const std::vector<T>& host) {
+    if (host.size() > size_)
+      throw std::logic_error(std::string(what_) + ": " + std::to_string(host.size()) + " values for " + std::to_string(size_));
+    if (host.empty()) return;
+    if (backend_ == Backend::cpu)
+      std::copy(host.begin(), host.end(), host_.get());
+    else
+      copy_to_device(device_, host.data(), host.size() * sizeof(T), what_);
+  }
   /// The first n values (n <= size()), copied to the host.
   std::vector<T> to_host(std::size_t n) const {
     if (n > size_) throw std::logic_error(std::string(what_) + ": " + std::to_string(n) + " values asked of " + std::to_string(size_));

@@ -405,6 +405,18 @@ Mesh read_kmesh(const std::string& path) {
   };
   require_permutation(m.element_input, ne, "section 'element_input' is not a permutation of the elements");
   require_permutation(m.face_input, nf, "section 'face_input' is not a permutation of the faces");
+  // The leaves of an adapted mesh (their tree is checked when kempe adapt rebuilds it).
+  require(m.leaf_path.size() == m.leaf_root.size() && m.leaf_level.size() == m.leaf_root.size(),
+          "sections 'leaf_root', 'leaf_path' and 'leaf_level' differ in length");
+  for (std::size_t i = 0; i < m.leaf_root.size(); ++i) {
+    if (m.leaf_root[i] < 0 || std::size_t(m.leaf_root[i]) >= ne) r.fail(at("leaf_root", i, "not an element of the mesh"));
+    if (m.leaf_level[i] > 30) r.fail(at("leaf_level", i, "a level above 30"));
+    if (m.leaf_path[i] < 0 || (m.leaf_level[i] < 30 && (m.leaf_path[i] >> (2 * m.leaf_level[i])) != 0))
+      r.fail(at("leaf_path", i, "a path longer than its level"));
+  }
+  if (!m.leaf_root.empty())
+    m.report.warnings.push_back("holds an adapted mesh of " + std::to_string(m.leaf_root.size()) +
+                                " triangles over these; kempe adapt reads it, other commands refuse it");
   return m;
 }
 

@@ -118,6 +118,12 @@ struct Mesh {
   std::vector<index_t> element_input;   ///< [elements] element index as read (before renumbering)
   std::vector<index_t> face_input;      ///< [faces] face index as first built (before reordering)
 
+  // An adapted mesh over this one (adapt/forest.hpp; written by kempe adapt --save, empty otherwise): its leaves
+  // in storage order, each a triangle of this mesh refined `leaf_level` times along `leaf_path`.
+  std::vector<index_t> leaf_root;        ///< [leaves] the start triangle the leaf lies in
+  std::vector<std::int64_t> leaf_path;   ///< [leaves] child number at level l in bits 2l-2 and 2l-1
+  std::vector<std::int8_t> leaf_level;   ///< [leaves]
+
   MeshReport report;
 
   index_t num_nodes() const { return static_cast<index_t>(x.size()); }
@@ -174,6 +180,9 @@ struct Mesh {
     visit(MeshArray{"color_begin", R::other, K::optional}, m.color_begin);
     visit(MeshArray{"element_input", R::elements, K::optional}, m.element_input);
     visit(MeshArray{"face_input", R::faces, K::optional}, m.face_input);
+    visit(MeshArray{"leaf_root", R::other, K::optional}, m.leaf_root);
+    visit(MeshArray{"leaf_path", R::other, K::optional}, m.leaf_path);
+    visit(MeshArray{"leaf_level", R::other, K::optional}, m.leaf_level);
   }
 };
 

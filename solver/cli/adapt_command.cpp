@@ -34,6 +34,7 @@ struct AdaptOptions {
   double size = 0;
   std::string order = "color_renumber";
   std::string vtk;
+  std::string save;
   bool json = false;
 };
 
@@ -117,9 +118,13 @@ void run_adapt(const AdaptOptions& o) {
 #if !KEMPE_HAVE_VTK
   if (!o.vtk.empty()) throw std::invalid_argument("--vtk " + o.vtk + ": this build has no VTK (run scripts/setup and rebuild)");
 #endif
+  if (!o.save.empty() && !(o.save.size() > 6 && o.save.compare(o.save.size() - 6, 6, ".kmesh") == 0))
+    throw std::invalid_argument("--save " + o.save + ": an adapted mesh is saved as .kmesh (it keeps the refinement tree)");
   LoadOptions lo;
   lo.mesh_size = o.size;
   Mesh mesh = load_mesh(o.mesh, lo);
+  // A mesh saved by --save: its start mesh, colored and ordered as it was, and the leaves to rebuild.
+  const bool saved = !mesh.leaf_root.empty();
   // The most elements refining everything to the maximum level makes must fit the 32-bit index.
   const double most = double(mesh.num_elements()) * std::pow(4.0, o.max_level);
   if (most > double(std::numeric_limits<index_t>::max())) {
@@ -131,11 +136,13 @@ void run_adapt(const AdaptOptions& o) {
       << std::numeric_limits<index_t>::max() << " a 32-bit index holds; at most --max-level " << fits << " for this mesh";
     throw std::invalid_argument(s.str());
   }
-  ColoringOptions co;
-  FaceColoring coloring = color_faces(mesh, co);
-  apply_ordering(mesh, coloring, ordering.compute(mesh, coloring));
+  if (!saved) {
+    FaceColoring coloring = color_faces(mesh, ColoringOptions{});
+    apply_ordering(mesh, coloring, ordering.compute(mesh, coloring));
+  }
 
   adapt::TriangleForest forest(mesh, backend, o.max_level);
+  if (saved) forest.refine_to(mesh.leaf_root, mesh.leaf_path, mesh.leaf_level, o.mesh);
   const adapt::AdaptReport start = forest.check();
   if (!start.valid()) throw std::logic_error(o.mesh + ": the start mesh fails the adapted-mesh check");
   const OrderingMetrics before = leaf_metrics(forest.to_host());
@@ -143,6 +150,8 @@ void run_adapt(const AdaptOptions& o) {
   nlohmann::json cycles = nlohmann::json::array();
   bool all_valid = true;
   if (!o.json) {
+    if (saved)
+      std::cout << o.mesh << ": an adapted mesh of " << mesh.leaf_root.size() << " triangles, rebuilt from its start mesh\n";
     std::cout << o.mesh << ": " << mesh.num_elements() << " triangles, " << mesh.num_faces() << " faces, "
               << forest.start_colors() << " colors (at most " << 2 * forest.start_colors()
               << " after refinement), order " << ordering.name << "; maximum level " << o.max_level << ", backend "
@@ -179,6 +188,15 @@ void run_adapt(const AdaptOptions& o) {
 #if KEMPE_HAVE_VTK
   if (!o.vtk.empty()) output::write_adapted_mesh(o.vtk, forest.to_host());
 #endif
+  if (!o.save.empty()) {
+    // The start mesh with the leaves: read back, the same refinements rebuild the same mesh and colors.
+    Mesh out = mesh;
+    const adapt::LeafMesh leaves = forest.to_host();
+    out.leaf_root = leaves.root;
+    out.leaf_path.assign(leaves.path.begin(), leaves.path.end());
+    out.leaf_level.assign(leaves.level.begin(), leaves.level.end());
+    save_mesh(out, o.save);
+  }
   if (o.json) {
     nlohmann::json j;
     j["mesh"] = o.mesh;
@@ -198,6 +216,7 @@ void run_adapt(const AdaptOptions& o) {
               << before.coalesced_left << " -> " << after.coalesced_left << ", right " << before.coalesced_right
               << " -> " << after.coalesced_right << "\n";
     if (!o.vtk.empty()) std::cout << "wrote " << o.vtk << "/elements.vtu and " << o.vtk << "/faces.vtu\n";
+    if (!o.save.empty()) std::cout << "wrote " << o.save << " (the start mesh and the refinement tree)\n";
   }
   if (!all_valid) throw ExitRequest{1};
   if (o.roundtrip && !identical) throw ExitRequest{1};
@@ -232,6 +251,9 @@ void add_adapt_command(CLI::App& app) {
   cmd->add_option("--vtk", o->vtk,
                   "After the last cycle, write DIR/elements.vtu (leaves: level, element) and DIR/faces.vtu (faces: "
                   "color, left, right, boundary) for ParaView");
+  cmd->add_option("--save", o->save,
+                  "After the last cycle, write OUT.kmesh: the start mesh and the leaves; kempe adapt reads it back "
+                  "(refining the start mesh to those leaves) and can coarsen it");
   cmd->add_option("--size", o->size, "Element size when meshing a .geo file")->check(CLI::PositiveNumber);
   cmd->add_flag("--json", o->json,
                 "Print one JSON object (cycles with elements, faces, hanging_faces, max_level, colors, valid, seconds; "

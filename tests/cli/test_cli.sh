@@ -119,6 +119,14 @@ fi
 out=$("$kempe" adapt "$work/r.kmesh" --cycles 2 --max-level 2 --order hilbert --roundtrip --json)
 check "adapt --order hilbert round trip" contains "$out" '"roundtrip_identical": true'
 expect_fail "adapt refuses as_read" "--order as_read: an adapted mesh keeps each color's faces sorted" "$kempe" adapt "$work/r.kmesh" --order as_read
+"$kempe" adapt "$work/r.kmesh" --cycles 3 --save "$work/adapted.kmesh" >/dev/null
+check "adapt --save writes a .kmesh" test -s "$work/adapted.kmesh"
+first=$("$kempe" adapt "$work/r.kmesh" --cycles 3 --json | grep -m1 -A3 '"ordering_after"')
+again=$("$kempe" adapt "$work/adapted.kmesh" --cycles 0 --roundtrip --json)
+check "a saved adapted mesh reads back as it was" contains "$again" "$(sed -n 2p <<<"$first")"
+check "a saved adapted mesh coarsens back to its start mesh" contains "$again" '"roundtrip_identical": true'
+expect_fail "other commands refuse an adapted mesh" "holds an adapted mesh (kempe adapt --save)" "$kempe" color "$work/adapted.kmesh"
+expect_fail "adapt --save needs .kmesh" "--save $work/a.msh: an adapted mesh is saved as .kmesh" "$kempe" adapt "$work/r.kmesh" --save "$work/a.msh"
 expect_fail "adapt --refine outside [0, 1]" "--refine" "$kempe" adapt "$work/r.kmesh" --refine 1.5
 expect_fail "adapt --coarsen outside [0, 1]" "--coarsen" "$kempe" adapt "$work/r.kmesh" --coarsen -0.1
 expect_fail "adapt --max-level beyond the index" "a 32-bit index holds; at most --max-level" "$kempe" adapt "$work/r.kmesh" --max-level 14

@@ -357,6 +357,65 @@ TEST(Forest, NewBoundaryVerticesGoOnTheCurve) {
   EXPECT_EQ(forest.difference_from(mesh), "");
 }
 
+TEST(Forest, RebuildsASavedMeshFromItsLeaves) {
+  const Mesh mesh = periodic_mesh();
+  adapt::TriangleForest adapted(mesh, Backend::cpu, 3);
+  for (int c = 0; c < 5; ++c) {
+    adapted.flag_random(0.3, 0.2, 8, std::uint64_t(c));
+    ASSERT_TRUE(adapted.adapt().valid());
+  }
+  const adapt::LeafMesh want = adapted.to_host();
+  const std::vector<std::int64_t> path(want.path.begin(), want.path.end());
+  const std::vector<std::int8_t> level(want.level.begin(), want.level.end());
+  adapt::TriangleForest rebuilt(mesh, Backend::cpu, 3);
+  rebuilt.refine_to(want.root, path, level, "saved.kmesh");
+  const adapt::LeafMesh got = rebuilt.to_host();
+  // The same leaves in the same places (nodes are numbered in the order they were made, which differs).
+  ASSERT_EQ(got.element_vertices.size(), want.element_vertices.size());
+  for (std::size_t k = 0; k < got.element_vertices.size(); ++k) {
+    ASSERT_EQ(got.x[got.element_vertices[k]], want.x[want.element_vertices[k]]) << "vertex " << k;
+    ASSERT_EQ(got.y[got.element_vertices[k]], want.y[want.element_vertices[k]]) << "vertex " << k;
+  }
+  EXPECT_EQ(got.level, want.level);
+  EXPECT_EQ(got.face_left, want.face_left);
+  EXPECT_EQ(got.face_right, want.face_right);
+  EXPECT_EQ(got.face_color, want.face_color);
+  EXPECT_EQ(got.color_begin, want.color_begin);
+
+  // Leaves that are not those of a refinement: one leaf moved deeper, one missing, one beyond the maximum level.
+  auto refused = [&](std::vector<index_t> r, std::vector<std::int64_t> p, std::vector<std::int8_t> l, int max_level,
+                     const std::string& message) {
+    adapt::TriangleForest forest(mesh, Backend::cpu, max_level);
+    EXPECT_THAT([&] { forest.refine_to(r, p, l, "saved.kmesh"); },
+                ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr(message)));
+  };
+  std::size_t deep = 0;
+  while (level[deep] == 0 || level[deep] == 3) ++deep;
+  std::vector<std::int8_t> deeper = level;
+  ++deeper[deep];
+  refused(want.root, path, deeper, 3, "saved.kmesh: the refinement tree of its adapted mesh is inconsistent: leaf");
+  std::vector<index_t> fewer_roots(want.root.begin() + 1, want.root.end());
+  std::vector<std::int64_t> fewer_paths(path.begin() + 1, path.end());
+  std::vector<std::int8_t> fewer_levels(level.begin() + 1, level.end());
+  refused(fewer_roots, fewer_paths, fewer_levels, 3, "saved.kmesh: the refinement tree of its adapted mesh is inconsistent");
+  refused(want.root, path, level, 2, "saved.kmesh: its adapted mesh reaches level 3, beyond the maximum level 2");
+}
+
+TEST(Forest, RefusesSavedLeavesThatAreNotOneIrregular) {
+  // One triangle of the pair refined twice everywhere next to an unrefined one: a 2:1 balance refines the
+  // neighbour, so these are not the leaves of any 1-irregular refinement.
+  const Mesh mesh = square_pair();
+  adapt::TriangleForest forest(mesh, Backend::cpu, 3);
+  std::vector<index_t> root;
+  std::vector<std::int64_t> path;
+  std::vector<std::int8_t> level;
+  for (int child = 0; child < 4; ++child)
+    for (int grandchild = 0; grandchild < 4; ++grandchild) root.push_back(0), path.push_back(child + 4 * grandchild), level.push_back(2);
+  root.push_back(1), path.push_back(0), level.push_back(0);
+  EXPECT_THAT([&] { forest.refine_to(root, path, level, "unbalanced.kmesh"); },
+              ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr("unbalanced.kmesh: the refinement tree of its adapted mesh is inconsistent")));
+}
+
 TEST(Forest, SameResultForAnyThreadCount) {
   const Mesh mesh = planar_mesh();
   adapt::LeafMesh results[2];
