@@ -496,6 +496,27 @@ AdaptReport TriangleForest::check() const {
   return report;
 }
 
+std::size_t TriangleForest::bytes() const {
+  std::size_t total = 0;
+  auto add = [&](const auto& a) { total += a.size() * sizeof(*a.data()); };
+  for (const Arrays* a : {arrays_.get(), spare_.get()}) {
+    add(a->x), add(a->y), add(a->z), add(a->node_edge), add(a->elem_vertices), add(a->elem_edges), add(a->elem_sides);
+    add(a->elem_level), add(a->elem_path), add(a->elem_root), add(a->edge_parent), add(a->edge_child), add(a->edge_mid);
+    add(a->edge_color), add(a->edge_boundary), add(a->edge_flags), add(a->edge_shift), add(a->edge_elem);
+    add(a->edge_local), add(a->edge_tangent);
+  }
+  for (const FaceArrays* fa : {faces_now_.get(), faces_scratch_.get()}) {
+    add(fa->left), add(fa->right), add(fa->left_local), add(fa->right_local), add(fa->left_half), add(fa->right_half);
+    add(fa->color), add(fa->boundary), add(fa->edge), add(fa->vertices);
+  }
+  const Workspace& w = *work_;
+  add(w.delta), add(w.raise), add(w.state), add(w.edge_keep), add(w.splits), add(w.new_nodes), add(w.node_keep);
+  add(w.elem_count), add(w.refined), add(w.node_new), add(w.edge_new), add(w.split_offset), add(w.mid_offset);
+  add(w.elem_offset), add(w.refine_offset), add(w.is_face), add(w.face_of_edge), add(w.slot), add(w.color_begin);
+  add(edge_face_), add(refine_), add(coarsen_);
+  return total;
+}
+
 LeafMesh TriangleForest::to_host() const {
   LeafMesh m;
   const Arrays& a = *arrays_;

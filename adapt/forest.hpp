@@ -104,6 +104,8 @@ class TriangleForest {
   AdaptReport check() const;
 
   LeafMesh to_host() const;
+  /// Bytes the forest holds in the backend's memory (both sets of mesh arrays, faces, scratch, flags).
+  std::size_t bytes() const;
   /// "" when the leaf mesh is the start mesh's (nodes, elements, faces, colors) bit for bit, else the first
   /// difference.
   std::string difference_from(const Mesh& start) const;

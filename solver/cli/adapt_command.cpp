@@ -11,9 +11,12 @@
 #include <sstream>
 #include <string>
 
+#include <unistd.h>
+
 #include "adapt/forest.hpp"
 #include "coloring/coloring.hpp"
 #include "coloring/reorder.hpp"
+#include "kernels/buffer.hpp"
 #include "mesh/load.hpp"
 #include "solver/cli/commands.hpp"
 #if KEMPE_HAVE_VTK
@@ -136,6 +139,22 @@ void run_adapt(const AdaptOptions& o) {
       << std::numeric_limits<index_t>::max() << " a 32-bit index holds; at most --max-level " << fits << " for this mesh";
     throw std::invalid_argument(s.str());
   }
+  if (o.roundtrip) {
+    // The round trip refines everything: refuse up front what cannot fit, saying what it would need. A forest
+    // holds about 540 bytes a leaf at its peak (both mesh buffers, faces, scratch; `memory:` in the output).
+    constexpr double bytes_per_leaf = 540;
+    const double need = most * bytes_per_leaf;
+    const double have = backend == Backend::cuda ? double(device_memory().free_bytes)
+                                                 : double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+    if (need > have) {
+      std::ostringstream s;
+      s << std::setprecision(3) << "--max-level " << o.max_level << " with --roundtrip: refining all " << mesh.num_elements()
+        << " triangles of " << o.mesh << " to that level makes " << most << " leaves, about " << need / (1 << 30)
+        << " GiB (" << bytes_per_leaf << " bytes a leaf), more than the " << have / (1 << 30) << " GiB "
+        << (backend == Backend::cuda ? "free on the device" : "of memory on this machine");
+      throw std::invalid_argument(s.str());
+    }
+  }
   if (!saved) {
     FaceColoring coloring = color_faces(mesh, ColoringOptions{});
     apply_ordering(mesh, coloring, ordering.compute(mesh, coloring));
@@ -208,6 +227,7 @@ void run_adapt(const AdaptOptions& o) {
     j["cycles"] = cycles;
     j["ordering_before"] = metrics_json(before);
     j["ordering_after"] = metrics_json(after);
+    j["bytes"] = forest.bytes();
     if (o.roundtrip) j["roundtrip_identical"] = identical;
     std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
@@ -217,6 +237,7 @@ void run_adapt(const AdaptOptions& o) {
               << " -> " << after.coalesced_right << "\n";
     if (!o.vtk.empty()) std::cout << "wrote " << o.vtk << "/elements.vtu and " << o.vtk << "/faces.vtu\n";
     if (!o.save.empty()) std::cout << "wrote " << o.save << " (the start mesh and the refinement tree)\n";
+    std::cout << "memory: " << (forest.bytes() >> 20) << " MiB for " << forest.num_elements() << " leaves\n";
   }
   if (!all_valid) throw ExitRequest{1};
   if (o.roundtrip && !identical) throw ExitRequest{1};

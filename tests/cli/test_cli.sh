@@ -127,6 +127,7 @@ check "a saved adapted mesh reads back as it was" contains "$again" "$(sed -n 2p
 check "a saved adapted mesh coarsens back to its start mesh" contains "$again" '"roundtrip_identical": true'
 expect_fail "other commands refuse an adapted mesh" "holds an adapted mesh (kempe adapt --save)" "$kempe" color "$work/adapted.kmesh"
 expect_fail "adapt --save needs .kmesh" "--save $work/a.msh: an adapted mesh is saved as .kmesh" "$kempe" adapt "$work/r.kmesh" --save "$work/a.msh"
+expect_fail "adapt: a round trip beyond the memory" "leaves, about" "$kempe" adapt "$work/r.kmesh" --max-level 9 --roundtrip
 expect_fail "adapt --refine outside [0, 1]" "--refine" "$kempe" adapt "$work/r.kmesh" --refine 1.5
 expect_fail "adapt --coarsen outside [0, 1]" "--coarsen" "$kempe" adapt "$work/r.kmesh" --coarsen -0.1
 expect_fail "adapt --max-level beyond the index" "a 32-bit index holds; at most --max-level" "$kempe" adapt "$work/r.kmesh" --max-level 14
