@@ -198,6 +198,22 @@ TEST_F(KmeshTest, TablesThatDisagreeAreRefusedByName) {
       error_with("two faces of one color at an element", [](Mesh& m) { m.face_color.assign(m.num_faces(), 0); }),
       HasSubstr("section 'face_color' entry 1: the color of another face of element"));
 
+  // The leaves of an adapted mesh (kempe adapt --save): lengths that differ, a root, a level or a path out of range.
+  auto leaves = [](Mesh& m) {
+    m.leaf_root = {0, 1, 2};
+    m.leaf_path = {0, 0, 3};
+    m.leaf_level = {0, 0, 1};
+  };
+  EXPECT_THAT(error_with("leaves", [&](Mesh& m) { leaves(m); }), HasSubstr("no error"));
+  EXPECT_THAT(error_with("leaf lengths", [&](Mesh& m) { leaves(m), m.leaf_level.pop_back(); }),
+              HasSubstr("sections 'leaf_root', 'leaf_path' and 'leaf_level' differ in length"));
+  EXPECT_THAT(error_with("leaf root", [&](Mesh& m) { leaves(m), m.leaf_root[1] = m.num_elements(); }),
+              HasSubstr("section 'leaf_root' entry 1: not an element of the mesh"));
+  EXPECT_THAT(error_with("leaf level", [&](Mesh& m) { leaves(m), m.leaf_level[2] = 31; }),
+              HasSubstr("section 'leaf_level' entry 2: a level above 30"));
+  EXPECT_THAT(error_with("leaf path", [&](Mesh& m) { leaves(m), m.leaf_path[2] = 4; }),
+              HasSubstr("section 'leaf_path' entry 2: a path longer than its level"));
+
   // A section count whose byte size wraps around 2^64 is refused, not allocated.
   write_kmesh(good, path("wrap.kmesh"));
   std::vector<char> bytes = slurp(path("wrap.kmesh"));
