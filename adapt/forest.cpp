@@ -167,6 +167,12 @@ struct TriangleForest::Workspace {
   RawArray<index_t> edge_keep, splits, new_nodes, node_keep, elem_count, refined;
   RawArray<index_t> node_new, edge_new, split_offset, mid_offset, elem_offset, refine_offset;
   RawArray<index_t> is_face, face_of_edge, slot, color_begin;
+  // Geometry of the current mesh.
+  RawArray<double> area, centroid_x, centroid_y, centroid_z, length, normal_x, normal_y, normal_z;
+  Geometry geometry() {
+    return Geometry{area.data(), centroid_x.data(), centroid_y.data(), centroid_z.data(),
+                    length.data(), normal_x.data(), normal_y.data(), normal_z.data()};
+  }
 };
 
 TriangleForest::TriangleForest(const Mesh& start, Backend backend, int max_level) : backend_(backend), max_level_(max_level) {
@@ -292,10 +298,12 @@ TriangleForest::TriangleForest(const Mesh& start, Backend backend, int max_level
   a.bent = spare_->bent = !tangent.empty();
   if (a.bent) a.edge_tangent = RawArray<double>(backend, tangent, "adapted mesh boundary tangents");
   f_ = a.ptrs(nn, ne, nf, nn, colors);
+  planar_ = start.space_dim == 2;
   grow(backend_, refine_, ne, "refinement flags");
   grow(backend_, coarsen_, ne, "coarsening flags");
   flag_all(false, false);
   build_faces();
+  build_geometry();
 }
 
 void TriangleForest::refine_to(const std::vector<index_t>& root, const std::vector<std::int64_t>& path,
@@ -440,6 +448,8 @@ AdaptReport TriangleForest::adapt() {
 
   build_faces();
   report.seconds_faces = clock.lap();
+  build_geometry();
+  report.seconds_geometry = clock.lap();
   count(report);
   report.seconds_check = clock.lap();
   report.seconds = clock.total();
@@ -473,6 +483,17 @@ void TriangleForest::build_faces() {
   forall(b, colors + 1, ColorBegin{w.slot.data(), f_.num_elements, nf, colors, w.color_begin.data()});
   color_begin_ = head(w.color_begin, colors + 1);
   faces_ = faces;
+}
+
+void TriangleForest::build_geometry() {
+  Workspace& w = *work_;
+  const Backend b = backend_;
+  const std::size_t ne = f_.num_elements, nf = faces_.num_faces;
+  grow(b, w.area, ne, "leaf areas"), grow(b, w.centroid_x, ne, "leaf centroids x"), grow(b, w.centroid_y, ne, "leaf centroids y");
+  grow(b, w.centroid_z, ne, "leaf centroids z"), grow(b, w.length, nf, "face lengths"), grow(b, w.normal_x, nf, "face normals x");
+  grow(b, w.normal_y, nf, "face normals y"), grow(b, w.normal_z, nf, "face normals z");
+  forall(b, f_.num_elements, ElementGeometry{f_, w.geometry(), planar_});
+  forall(b, faces_.num_faces, FaceGeometry{f_, faces_, w.geometry(), planar_});
 }
 
 void TriangleForest::count(AdaptReport& report) const {
@@ -513,6 +534,8 @@ std::size_t TriangleForest::bytes() const {
   add(w.delta), add(w.raise), add(w.state), add(w.edge_keep), add(w.splits), add(w.new_nodes), add(w.node_keep);
   add(w.elem_count), add(w.refined), add(w.node_new), add(w.edge_new), add(w.split_offset), add(w.mid_offset);
   add(w.elem_offset), add(w.refine_offset), add(w.is_face), add(w.face_of_edge), add(w.slot), add(w.color_begin);
+  add(w.area), add(w.centroid_x), add(w.centroid_y), add(w.centroid_z), add(w.length), add(w.normal_x), add(w.normal_y);
+  add(w.normal_z);
   add(edge_face_), add(refine_), add(coarsen_);
   return total;
 }
@@ -532,6 +555,10 @@ LeafMesh TriangleForest::to_host() const {
   m.face_color = head(fa.color, nf), m.face_boundary = head(fa.boundary, nf);
   m.face_vertices = head(fa.vertices, 2 * nf);
   m.color_begin = color_begin_;
+  const Workspace& w = *work_;
+  m.area = head(w.area, ne), m.centroid_x = head(w.centroid_x, ne), m.centroid_y = head(w.centroid_y, ne);
+  m.centroid_z = head(w.centroid_z, ne), m.face_length = head(w.length, nf), m.normal_x = head(w.normal_x, nf);
+  m.normal_y = head(w.normal_y, nf), m.normal_z = head(w.normal_z, nf);
   return m;
 }
 

@@ -48,7 +48,7 @@ struct AdaptReport {
   index_t refined = 0, coarsened = 0;  ///< leaves refined, groups coarsened
   /// Seconds of each phase and of the whole adaptation (the backend synchronized at each phase's end).
   double seconds_flags = 0, seconds_balance = 0, seconds_counts = 0, seconds_build = 0, seconds_faces = 0,
-         seconds_check = 0, seconds = 0;
+         seconds_geometry = 0, seconds_check = 0, seconds = 0;
 };
 
 /// The leaf mesh on the host, for output, saving and tests.
@@ -65,6 +65,8 @@ struct LeafMesh {
   std::vector<std::int32_t> face_boundary;
   std::vector<index_t> face_vertices;  ///< [faces][2]
   std::vector<index_t> color_begin;    ///< [2K + 1]
+  std::vector<double> area, centroid_x, centroid_y, centroid_z;  ///< [elements] (adapt/forest_K.hpp, Geometry)
+  std::vector<double> face_length, normal_x, normal_y, normal_z;  ///< [faces]
   index_t num_elements() const { return static_cast<index_t>(level.size()); }
   index_t num_faces() const { return static_cast<index_t>(face_left.size()); }
 };
@@ -115,10 +117,12 @@ class TriangleForest {
   struct FaceArrays;  // the buffers behind FacePtrs
   struct Workspace;   // scratch of one adaptation, kept for the next
   void build_faces();
+  void build_geometry();
   void count(AdaptReport& report) const;
 
   Backend backend_;
   int max_level_;
+  bool planar_ = true;  // a mesh in the xy plane (else a surface in 3D)
   ForestPtrs f_{};
   FacePtrs faces_{};
   PeriodicShifts shifts_{};

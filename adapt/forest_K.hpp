@@ -343,12 +343,12 @@ struct CurveMiddle {
 };
 KEMPE_HD CurveMiddle curve_middle(double ax, double ay, double bx, double by, const double* tangent) {
   const double dx = bx - ax, dy = by - ay;
-  const double length = sqrt(dx * dx + dy * dy);
+  const double length = std::sqrt(dx * dx + dy * dy);
   CurveMiddle m;
   m.x = 0.5 * (ax + bx) + 0.125 * length * (tangent[0] - tangent[2]);
   m.y = 0.5 * (ay + by) + 0.125 * length * (tangent[1] - tangent[3]);
   const double tx = 1.5 * dx - 0.25 * length * (tangent[0] + tangent[2]), ty = 1.5 * dy - 0.25 * length * (tangent[1] + tangent[3]);
-  const double n = sqrt(tx * tx + ty * ty);
+  const double n = std::sqrt(tx * tx + ty * ty);
   m.tx = tx / n, m.ty = ty / n;
   return m;
 }
@@ -630,7 +630,59 @@ struct ColorBegin {
   }
 };
 
-/// The O(faces) check of an adapted mesh, per leaf: each of its edges is covered by its own face or by the two
+/// Geometry of the leaves and faces, as mesh/build.cpp's compute_geometry gives it for triangles: area (signed in
+/// the xy plane, unsigned on a surface in 3D) and centroid per leaf; length and unit normal per face, out of the
+/// left leaf (on a surface in 3D, the left leaf's in-plane conormal).
+struct Geometry {
+  double *area = nullptr, *centroid_x = nullptr, *centroid_y = nullptr, *centroid_z = nullptr;  ///< [elements]
+  double *length = nullptr, *normal_x = nullptr, *normal_y = nullptr, *normal_z = nullptr;      ///< [faces]
+};
+
+/// Twice the vector area of leaf e (the cross product of two edges).
+KEMPE_HD void twice_vector_area(const ForestPtrs& f, index_t e, double& ax, double& ay, double& az) {
+  const index_t a = f.elem_vertices[3 * e], b = f.elem_vertices[3 * e + 1], c = f.elem_vertices[3 * e + 2];
+  const double ux = f.x[b] - f.x[a], uy = f.y[b] - f.y[a], uz = f.z[b] - f.z[a];
+  const double vx = f.x[c] - f.x[a], vy = f.y[c] - f.y[a], vz = f.z[c] - f.z[a];
+  ax = uy * vz - uz * vy, ay = uz * vx - ux * vz, az = ux * vy - uy * vx;
+}
+
+struct ElementGeometry {
+  ForestPtrs f;
+  Geometry g;
+  bool planar;
+  KEMPE_HD void operator()(index_t e) const {
+    double ax, ay, az;
+    twice_vector_area(f, e, ax, ay, az);
+    g.area[e] = planar ? 0.5 * az : 0.5 * std::sqrt(ax * ax + ay * ay + az * az);
+    const index_t a = f.elem_vertices[3 * e], b = f.elem_vertices[3 * e + 1], c = f.elem_vertices[3 * e + 2];
+    g.centroid_x[e] = (f.x[a] + f.x[b] + f.x[c]) / 3.0;
+    g.centroid_y[e] = (f.y[a] + f.y[b] + f.y[c]) / 3.0;
+    g.centroid_z[e] = (f.z[a] + f.z[b] + f.z[c]) / 3.0;
+  }
+};
+
+struct FaceGeometry {
+  ForestPtrs f;
+  FacePtrs faces;
+  Geometry g;
+  bool planar;
+  KEMPE_HD void operator()(index_t i) const {
+    const index_t p = faces.vertices[2 * i], q = faces.vertices[2 * i + 1];
+    const double tx = f.x[q] - f.x[p], ty = f.y[q] - f.y[p], tz = f.z[q] - f.z[p];
+    g.length[i] = std::sqrt(tx * tx + ty * ty + tz * tz);
+    // Edges run counterclockwise: the outward normal is the tangent turned clockwise, in the left leaf's plane.
+    double nx = ty, ny = -tx, nz = 0;
+    if (!planar) {
+      double ax, ay, az;
+      twice_vector_area(f, faces.left[i], ax, ay, az);
+      nx = ty * az - tz * ay, ny = tz * ax - tx * az, nz = tx * ay - ty * ax;
+    }
+    const double n = std::sqrt(nx * nx + ny * ny + nz * nz);
+    g.normal_x[i] = nx / n, g.normal_y[i] = ny / n, g.normal_z[i] = nz / n;
+  }
+};
+
+/// The O(faces) check of an adapted mesh/// The O(faces) check of an adapted mesh, per leaf: each of its edges is covered by its own face or by the two
 /// faces of its halves, each naming this leaf on the right side with the right local edge and half; their colors
 /// are distinct and below 2K; neighbours differ by at most one level. Returns the number of failures (0 or more).
 struct CheckElement {

@@ -90,6 +90,7 @@ nlohmann::json cycle_json(const std::string& kind, const adapt::AdaptReport& r) 
             {"counts", r.seconds_counts},
             {"build", r.seconds_build},
             {"faces", r.seconds_faces},
+            {"geometry", r.seconds_geometry},
             {"check", r.seconds_check}}}};
 }
 
@@ -97,7 +98,7 @@ void print_header() {
   std::cout << std::left << std::setw(12) << "cycle" << std::setw(11) << "elements" << std::setw(11) << "faces"
             << std::setw(9) << "hanging" << std::setw(8) << "levels" << std::setw(8) << "colors" << std::setw(7)
             << "valid" << std::setw(11) << "total (ms)"
-            << "flags / balance / counts / build / faces / check (ms)\n";
+            << "flags / balance / counts / build / faces / geometry / check (ms)\n";
 }
 
 void print_cycle(const std::string& name, const adapt::AdaptReport& r) {
@@ -105,7 +106,7 @@ void print_cycle(const std::string& name, const adapt::AdaptReport& r) {
   levels << r.min_level << "-" << r.max_level;
   phases << std::fixed << std::setprecision(2) << 1e3 * r.seconds_flags << " / " << 1e3 * r.seconds_balance << " / "
          << 1e3 * r.seconds_counts << " / " << 1e3 * r.seconds_build << " / " << 1e3 * r.seconds_faces << " / "
-         << 1e3 * r.seconds_check;
+         << 1e3 * r.seconds_geometry << " / " << 1e3 * r.seconds_check;
   std::cout << std::left << std::setw(12) << name << std::setw(11) << r.elements << std::setw(11) << r.faces << std::setw(9)
             << r.hanging_faces << std::setw(8) << levels.str() << std::setw(8) << r.colors << std::setw(7)
             << (r.valid() ? "yes" : "NO") << std::setw(11) << std::fixed << std::setprecision(2) << 1e3 * r.seconds

@@ -133,6 +133,16 @@ TEST(Forest, RandomCyclesStayValidOnPlanarMeshes) {
       area += a;
     }
     EXPECT_NEAR(area, start_area, 1e-12 * start_area);
+    // The geometry kernels: areas as computed here, unit normals out of the left leaf, lengths of the faces.
+    for (index_t e = 0; e < m.num_elements(); ++e) ASSERT_NEAR(m.area[e], planar_area(m, e), 1e-15) << "element " << e;
+    for (index_t f = 0; f < m.num_faces(); ++f) {
+      const Vec p = node(m, m.face_vertices[2 * f]), q = node(m, m.face_vertices[2 * f + 1]);
+      ASSERT_NEAR(m.face_length[f], norm(sub(q, p)), 1e-15);
+      ASSERT_NEAR(std::hypot(m.normal_x[f], m.normal_y[f]), 1.0, 1e-14);
+      const index_t l = m.face_left[f];
+      const double out = (0.5 * (p.x + q.x) - m.centroid_x[l]) * m.normal_x[f] + (0.5 * (p.y + q.y) - m.centroid_y[l]) * m.normal_y[f];
+      ASSERT_GT(out, 0) << "face " << f << ": normal does not point out of its left leaf";
+    }
     deepest = std::max(deepest, r.max_level);
     hanging = std::max(hanging, int(r.hanging_faces));
   }
