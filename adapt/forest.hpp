@@ -2,7 +2,7 @@
 // trees, refined isotropically (edge midpoints joined) and coarsened back, with face colors mapped to the
 // children without recoloring (Alg. 4 of Giuliani & Krivodonova, "Face coloring in unstructured CFD codes",
 // Parallel Computing, 2017). It lives in one backend's memory: every pass of an adaptation is a kernel
-// (adapt/forest_K.hpp) through forall, with Thrust's scans and sorts, and only counts come to the host.
+// (adapt/forest_K.hpp) through forall, with Thrust's scans and reductions, and only counts come to the host.
 //
 // Why it is built so:
 // - The leaves are stored in the order of their roots, each tree depth first: a refined leaf's four children take
@@ -11,7 +11,7 @@
 // - Edges are nodes of binary trees too: a start face or a refined triangle's interior edge is a root, split
 //   when a leaf on it refines and merged when the leaves on its halves coarsen. An edge keeps its color while
 //   split, so coarsening restores it (the paper's "parent takes its first child's color") without a lookup.
-// - Faces are derived from the leaf edges after each adaptation and sorted by (color, left element), as Alg. 5
+// - Faces are derived from the leaf edges after each adaptation and put in (color, left element) order, as Alg. 5
 //   of the paper orders each color. A valid coloring gives each element one face per color, so the key is
 //   unique and the order does not depend on how the edges happen to be stored.
 // - Why the mapping stays valid: every triangle's three edges have distinct colors modulo K (true of the start

@@ -1,6 +1,7 @@
-// Scans, sorts and reductions over index ranges, on either backend, from Thrust (CUDA's CCCL): on the GPU its
+// Scans and reductions over index ranges, on either backend, from Thrust (CUDA's CCCL): on the GPU its
 // CUDA system on launch_stream(), on the CPU its OpenMP system (its C++ system without OpenMP). The passes of an
-// adaptation (adapt/) count, compact and regroup with these; nothing here is written by hand.
+// adaptation (adapt/) count, compact and regroup with these (faces are placed by a scan, not a sort); nothing
+// here is written by hand.
 //
 // Only counts and totals come back to the host (one small copy each); arrays stay in the backend's memory.
 #pragma once
@@ -11,7 +12,6 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/reduce.h>
 #include <thrust/scan.h>
-#include <thrust/sort.h>
 #include <thrust/system/cpp/execution_policy.h>
 #include <thrust/transform_reduce.h>
 #if defined(_OPENMP)
@@ -58,13 +58,6 @@ T exclusive_scan(Backend backend, const T* in, index_t n, T* out) {
   const T last_in = value_at(backend, in + n - 1);
   with_thrust_policy(backend, [&](auto&& policy) { thrust::exclusive_scan(policy, in, in + n, out); return 0; });
   return static_cast<T>(value_at(backend, out + n - 1) + last_in);
-}
-
-/// Sorts keys[0, n) ascending and permutes values alike; equal keys keep their order.
-template <class Key, class Value>
-void stable_sort_by_key(Backend backend, Key* keys, Value* values, index_t n) {
-  if (n <= 1) return;
-  with_thrust_policy(backend, [&](auto&& policy) { thrust::stable_sort_by_key(policy, keys, keys + n, values); return 0; });
 }
 
 namespace detail {
