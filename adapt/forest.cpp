@@ -175,7 +175,8 @@ struct TriangleForest::Workspace {
   }
 };
 
-TriangleForest::TriangleForest(const Mesh& start, Backend backend, int max_level) : backend_(backend), max_level_(max_level) {
+TriangleForest::TriangleForest(const Mesh& start, Backend backend, int max_level)
+    : backend_(backend), max_level_(max_level), source_(start.source) {
   const std::string& name = start.source;
   if (start.dim != 2)
     throw std::invalid_argument(name + ": adaptive refinement needs a triangle mesh; this one has " + std::to_string(start.dim) + "D elements");
@@ -495,6 +496,8 @@ void TriangleForest::build_geometry() {
   forall(b, f_.num_elements, ElementGeometry{f_, w.geometry(), planar_});
   forall(b, faces_.num_faces, FaceGeometry{f_, faces_, w.geometry(), planar_});
 }
+
+Geometry TriangleForest::geometry() const { return work_->geometry(); }
 
 void TriangleForest::count(AdaptReport& report) const {
   report.elements = f_.num_elements;

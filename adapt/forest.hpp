@@ -106,6 +106,15 @@ class TriangleForest {
   AdaptReport check() const;
 
   LeafMesh to_host() const;
+
+  /// The leaf mesh in the backend's memory, for kernels that build on it (adapt/dg_tables.hpp); valid until the
+  /// next adaptation.
+  const ForestPtrs& arrays() const { return f_; }
+  const FacePtrs& faces() const { return faces_; }
+  const index_t* edge_faces() const { return edge_face_.data(); }  ///< [edges] the face a leaf edge is
+  Geometry geometry() const;  ///< areas and centroids of the leaves, lengths and normals of the faces
+  bool planar() const { return planar_; }  ///< in the xy plane (else a surface in 3D)
+  const std::string& source() const { return source_; }  ///< the start mesh's file
   /// Bytes the forest holds in the backend's memory (both sets of mesh arrays, faces, scratch, flags).
   std::size_t bytes() const;
   /// "" when the leaf mesh is the start mesh's (nodes, elements, faces, colors) bit for bit, else the first
@@ -122,6 +131,7 @@ class TriangleForest {
 
   Backend backend_;
   int max_level_;
+  std::string source_;
   bool planar_ = true;  // a mesh in the xy plane (else a surface in 3D)
   ForestPtrs f_{};
   FacePtrs faces_{};

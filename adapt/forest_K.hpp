@@ -677,8 +677,9 @@ struct FaceGeometry {
       twice_vector_area(f, faces.left[i], ax, ay, az);
       nx = ty * az - tz * ay, ny = tz * ax - tx * az, nz = tx * ay - ty * ax;
     }
-    const double n = std::sqrt(nx * nx + ny * ny + nz * nz);
-    g.normal_x[i] = nx / n, g.normal_y[i] = ny / n, g.normal_z[i] = nz / n;
+    // Scaled by the reciprocal, as compute_geometry does: a planar mesh's normals are then its bit for bit.
+    const double scale = 1.0 / std::sqrt(nx * nx + ny * ny + nz * nz);
+    g.normal_x[i] = scale * nx, g.normal_y[i] = scale * ny, g.normal_z[i] = scale * nz;
   }
 };
 

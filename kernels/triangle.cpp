@@ -136,14 +136,15 @@ TriangleOperators triangle_operators(int order) {
 }
 
 TriangleGeometry triangle_geometry(const std::array<double, 3>& x, const std::array<double, 3>& y) {
-  // x(r, s) = x0 (-(r + s) / 2) + x1 (1 + r) / 2 + x2 (1 + s) / 2.
-  const double xr = (x[1] - x[0]) / 2, xs = (x[2] - x[0]) / 2;
-  const double yr = (y[1] - y[0]) / 2, ys = (y[2] - y[0]) / 2;
-  const double j = xr * ys - xs * yr;
-  if (!(j > 0))
+  const TriangleGeometry g = affine_triangle_geometry(x[0], x[1], x[2], y[0], y[1], y[2]);
+  if (!(g.jacobian > 0))
     throw std::invalid_argument("triangle with vertices (" + std::to_string(x[0]) + ", " + std::to_string(y[0]) +
                                 "), ... is degenerate or negatively oriented");
-  return {j, ys / j, -xs / j, -yr / j, xr / j};
+  return g;
+}
+
+TriangleRadii triangle_radii(const std::array<double, 3>& x, const std::array<double, 3>& y, double area) {
+  return triangle_radii(x[0], x[1], x[2], y[0], y[1], y[2], area);
 }
 
 std::array<double, 2> triangle_point(const std::array<double, 3>& x, const std::array<double, 3>& y, double r, double s) {

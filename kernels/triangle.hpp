@@ -4,7 +4,10 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <vector>
+
+#include "kernels/backend.hpp"
 
 namespace kempe::dg {
 
@@ -45,7 +48,35 @@ struct TriangleGeometry {
   double jacobian;                  ///< |dx/dr| = area / 2 (the mass matrix is jacobian times the identity)
   double dr_dx, dr_dy, ds_dx, ds_dy;  ///< the inverse map's derivatives (chain rule for gradients)
 };
+/// Throws std::invalid_argument for a degenerate or clockwise triangle.
 TriangleGeometry triangle_geometry(const std::array<double, 3>& x, const std::array<double, 3>& y);
+
+/// The same map as a point function, for tables built by kernels (adapt/dg_tables_K.hpp); jacobian <= 0 (or not
+/// a number) marks a degenerate or clockwise triangle, which the caller refuses.
+KEMPE_HD TriangleGeometry affine_triangle_geometry(double x0, double x1, double x2, double y0, double y1, double y2) {
+  // x(r, s) = x0 (-(r + s) / 2) + x1 (1 + r) / 2 + x2 (1 + s) / 2.
+  const double xr = (x1 - x0) / 2, xs = (x2 - x0) / 2;
+  const double yr = (y1 - y0) / 2, ys = (y2 - y0) / 2;
+  const double j = xr * ys - xs * yr;
+  return {j, ys / j, -xs / j, -yr / j, xr / j};
+}
+
+/// The radii the solver's time step and limiters use: inradius 2 A / perimeter and circumradius a b c / (4 A) of
+/// the triangle of area A with these vertices. Side lengths by sqrt, which is correctly rounded on both backends
+/// (hypot is not on the GPU), so that tables built on either agree bit for bit.
+struct TriangleRadii {
+  double inradius, circumradius;
+};
+KEMPE_HD TriangleRadii triangle_radii(double x0, double x1, double x2, double y0, double y1, double y2, double area) {
+  const double a = std::sqrt((x1 - x0) * (x1 - x0) + (y1 - y0) * (y1 - y0));
+  const double b = std::sqrt((x2 - x1) * (x2 - x1) + (y2 - y1) * (y2 - y1));
+  const double c = std::sqrt((x0 - x2) * (x0 - x2) + (y0 - y2) * (y0 - y2));
+  return {2 * area / (a + b + c), a * b * c / (4 * area)};
+}
+
+/// triangle_radii of a triangle (below) as a host function compiled without fused multiply-adds, for host tables
+/// that must equal those built by kernels (solver/numerics/dg_mesh.hpp).
+TriangleRadii triangle_radii(const std::array<double, 3>& x, const std::array<double, 3>& y, double area);
 
 /// Physical coordinates of the reference point (r, s) of the triangle with these vertices.
 std::array<double, 2> triangle_point(const std::array<double, 3>& x, const std::array<double, 3>& y, double r, double s);

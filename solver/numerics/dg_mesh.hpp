@@ -1,8 +1,10 @@
 // The DG solver's mesh tables: everything the kernels read that comes from the mesh (element geometry, face
 // connectivity and geometry, the slope limiters' neighbour and vertex tables), in the kernels' precision and in
 // one backend's memory. They are apart from the solver's state (solver/numerics/euler_dg.hpp) because they change
-// when the mesh does: rebuild() replaces them all, and the kernels see them only through View, so that tables
-// built elsewhere (on the device, after an adaptation) can be handed to the same kernels.
+// when the mesh does: rebuild() replaces them all, and the kernels see them only through View. They come from a
+// Mesh (computed on the host, then placed on the backend) or from an adaptive forest's leaf mesh (built by
+// kernels in the backend's memory, adapt/dg_tables.hpp, so that nothing crosses to the host after an
+// adaptation); on a conforming mesh both give the same tables bit for bit.
 #pragma once
 
 #include <algorithm>
@@ -11,8 +13,10 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "adapt/dg_tables.hpp"
 #include "base/csr.hpp"
 #include "base/types.hpp"
 #include "kernels/backend.hpp"
@@ -41,6 +45,13 @@ class DGMesh {
     const Real *inradius = nullptr, *circumradius = nullptr;  ///< [elements]
     /// [elements][3]: centroid to each vertex, and to the neighbour's centroid across each face
     const Real *vertex_dx = nullptr, *vertex_dy = nullptr, *neighbor_dx = nullptr, *neighbor_dy = nullptr;
+    /// Hanging faces of an adapted mesh (null for tables from a Mesh, which is conforming): the part of each
+    /// side's edge a face covers (whole_edge, first_half, second_half of adapt/forest_K.hpp), and across an
+    /// element's split edge the second half's face, neighbour and offset (the first half's are in the tables
+    /// above; no_element and 0 where the edge is whole).
+    const std::int8_t *face_left_half = nullptr, *face_right_half = nullptr;          ///< [faces]
+    const index_t *element_half_faces = nullptr, *element_half_neighbors = nullptr;  ///< [elements][3]
+    const Real *half_neighbor_dx = nullptr, *half_neighbor_dy = nullptr;             ///< [elements][3]
   };
 
   explicit DGMesh(Backend backend) : backend_(backend) {}
@@ -66,29 +77,96 @@ class DGMesh {
     place();
   }
 
+  /// Builds every table of the forest's current leaf mesh by kernels in the backend's memory, replacing the
+  /// previous ones; only counts come to the host. The forest must live on this backend and lie in the xy
+  /// plane (std::invalid_argument otherwise). The host copies below stay empty: the solver on an adapted mesh
+  /// reads its tables on the backend only. On Backend::cuda the sizes are checked as by rebuild(Mesh).
+  void rebuild(const adapt::TriangleForest& forest, std::size_t also_needed = 0, const std::string& what = "the DG mesh tables") {
+    if (forest.backend() != backend_)
+      throw std::invalid_argument(forest.source() + ": the adapted mesh and the DG tables live on different backends");
+    if (!forest.planar()) throw std::invalid_argument(forest.source() + ": the DG solver needs a 2D mesh in the xy plane");
+    const adapt::ForestPtrs& f = forest.arrays();
+    const bool bent = f.edge_tangent != nullptr;
+    const std::size_t ne = std::size_t(f.num_elements), nf = std::size_t(forest.num_faces()), nn = std::size_t(f.num_nodes);
+    const std::size_t bytes = ne * (7 * sizeof(Real) + 3 * (5 * sizeof(index_t) + 6 * sizeof(Real) + sizeof(index_t))) +
+                              nf * (2 * sizeof(index_t) + 4 + 4 + 7 * sizeof(Real) + (bent ? 3 * sizeof(Real) : 0)) +
+                              (nn + 1) * sizeof(index_t);
+    if (backend_ == Backend::cuda) check_fits(bytes + also_needed, device_memory(), what);
+    for (auto* v : {&color_begin_, &element_vertices_, &vertex_element_begin_, &vertex_elements_, &element_neighbors_,
+                    &element_faces_, &face_left_, &face_right_})
+      v->clear();
+    for (auto* v : {&jacobian_, &dr_dx_, &dr_dy_, &ds_dx_, &ds_dy_, &inradius_, &circumradius_, &vertex_dx_, &vertex_dy_,
+                    &neighbor_dx_, &neighbor_dy_, &normal_x_, &normal_y_, &length_, &x0_, &y0_, &x1_, &y1_, &boundary_bend_})
+      v->clear();
+    element_tag_.clear(), vx_.clear(), vy_.clear(), face_left_local_.clear(), face_right_local_.clear(), face_boundary_.clear();
+    placed_.clear();
+    view_ = View{};
+    k_ = f.num_elements, nf_ = forest.num_faces(), nv_ = f.num_nodes;
+    color_begin_ = forest.color_begin();
+    source_ = forest.source();
+    adapt::DGTablePtrs<Real> t;
+    auto make = [this](auto*& p, std::size_t n, const char* name) {
+      using T = std::remove_pointer_t<std::remove_reference_t<decltype(p)>>;
+      p = placed_.allocate<T>(backend_, n, name);
+    };
+    make(t.jacobian, ne, "Jacobians"), make(t.dr_dx, ne, "metric terms"), make(t.dr_dy, ne, "metric terms");
+    make(t.ds_dx, ne, "metric terms"), make(t.ds_dy, ne, "metric terms");
+    make(t.inradius, ne, "inradii"), make(t.circumradius, ne, "circumradii");
+    make(t.face_left, nf, "face_left"), make(t.face_right, nf, "face_right");
+    make(t.face_left_local, nf, "face_left_local"), make(t.face_right_local, nf, "face_right_local");
+    make(t.face_left_half, nf, "face_left_half"), make(t.face_right_half, nf, "face_right_half");
+    make(t.face_boundary, nf, "face boundary groups");
+    make(t.normal_x, nf, "face normals"), make(t.normal_y, nf, "face normals"), make(t.length, nf, "face lengths");
+    make(t.x0, nf, "face end points"), make(t.y0, nf, "face end points"), make(t.x1, nf, "face end points");
+    make(t.y1, nf, "face end points");
+    if (bent) make(t.bend, 3 * nf, "boundary curve angles");
+    make(t.element_faces, 3 * ne, "element faces"), make(t.element_half_faces, 3 * ne, "element half faces");
+    make(t.element_neighbors, 3 * ne, "element neighbours"), make(t.element_half_neighbors, 3 * ne, "element half neighbours");
+    make(t.element_vertices, 3 * ne, "element vertices");
+    make(t.vertex_dx, 3 * ne, "vertex offsets"), make(t.vertex_dy, 3 * ne, "vertex offsets");
+    make(t.neighbor_dx, 3 * ne, "neighbour offsets"), make(t.neighbor_dy, 3 * ne, "neighbour offsets");
+    make(t.half_neighbor_dx, 3 * ne, "half neighbour offsets"), make(t.half_neighbor_dy, 3 * ne, "half neighbour offsets");
+    make(t.vertex_element_begin, nn + 1, "vertex-to-element offsets"), make(t.vertex_elements, 3 * ne, "vertex-to-element lists");
+    const adapt::DGTableCounts counts = adapt::build_dg_tables(forest, t);
+    boundary_groups_ = counts.boundary_groups;
+    bytes_ = bytes;
+    View& d = view_;
+    d.geometry = Geometry<Real>{t.jacobian, t.dr_dx, t.dr_dy, t.ds_dx, t.ds_dy};
+    d.faces.left = t.face_left, d.faces.right = t.face_right;
+    d.faces.left_local = t.face_left_local, d.faces.right_local = t.face_right_local;
+    d.faces.normal_x = t.normal_x, d.faces.normal_y = t.normal_y, d.faces.length = t.length;
+    d.faces.x0 = t.x0, d.faces.y0 = t.y0, d.faces.x1 = t.x1, d.faces.y1 = t.y1;
+    d.faces.boundary = t.face_boundary;
+    d.boundary_bend = t.bend;
+    d.element_faces = t.element_faces, d.element_vertices = t.element_vertices;
+    d.vertex_element_begin = t.vertex_element_begin, d.vertex_elements = t.vertex_elements;
+    d.element_neighbors = t.element_neighbors;
+    d.inradius = t.inradius, d.circumradius = t.circumradius;
+    d.vertex_dx = t.vertex_dx, d.vertex_dy = t.vertex_dy, d.neighbor_dx = t.neighbor_dx, d.neighbor_dy = t.neighbor_dy;
+    d.face_left_half = t.face_left_half, d.face_right_half = t.face_right_half;
+    d.element_half_faces = t.element_half_faces, d.element_half_neighbors = t.element_half_neighbors;
+    d.half_neighbor_dx = t.half_neighbor_dx, d.half_neighbor_dy = t.half_neighbor_dy;
+  }
+
   const View& view() const { return view_; }
   Backend backend() const { return backend_; }
   index_t num_elements() const { return k_; }
-  index_t num_faces() const { return static_cast<index_t>(face_left_.size()); }
-  index_t num_vertices() const { return static_cast<index_t>(vertex_element_begin_.size()) - 1; }
+  index_t num_faces() const { return nf_; }
+  index_t num_vertices() const { return nv_; }
   /// Bytes of the tables (in the backend's memory once placed).
   std::size_t bytes() const { return bytes_; }
   /// Faces of color c are color_begin()[c] .. color_begin()[c + 1] (empty when the mesh has no ordering).
   const std::vector<index_t>& color_begin() const { return color_begin_; }
   /// The number of boundary groups the boundary faces use (the largest group index + 1).
-  std::int32_t boundary_groups() const {
-    std::int32_t groups = 0;
-    for (index_t f = 0; f < num_faces(); ++f)
-      if (face_right_[f] == no_element) groups = std::max(groups, face_boundary_[f] + 1);
-    return groups;
-  }
-  /// Host copies, for set-up, projection, errors and messages.
+  std::int32_t boundary_groups() const { return boundary_groups_; }
+  /// Host copies, for set-up, projection, errors and messages (empty after a rebuild from a forest).
   const std::vector<Real>& jacobian() const { return jacobian_; }
   const std::vector<Real>& inradius() const { return inradius_; }
   const std::vector<std::int64_t>& element_tag() const { return element_tag_; }  ///< the mesh file's numbers
   const std::string& source() const { return source_; }
-  /// The physical point of reference point (r, s) in element e.
+  /// The physical point of reference point (r, s) in element e (tables from a Mesh only).
   std::array<double, 2> point(index_t e, double r, double s) const {
+    if (vx_.empty()) throw std::logic_error(source_ + ": the DG tables of an adapted mesh keep no host coordinates");
     const std::array<double, 3> x{vx_[3 * std::size_t(e)], vx_[3 * std::size_t(e) + 1], vx_[3 * std::size_t(e) + 2]};
     const std::array<double, 3> y{vy_[3 * std::size_t(e)], vy_[3 * std::size_t(e) + 1], vy_[3 * std::size_t(e) + 2]};
     return triangle_point(x, y, r, s);
@@ -98,6 +176,8 @@ class DGMesh {
   /// The host tables of `mesh`.
   void compute(const Mesh& mesh) {
     k_ = mesh.num_elements();
+    nf_ = mesh.num_faces();
+    nv_ = mesh.num_nodes();
     color_begin_ = mesh.color_begin;
     element_tag_ = mesh.element_tag;
     source_ = mesh.source;
@@ -162,16 +242,15 @@ class DGMesh {
       dr_dy_[e] = Real(geo.dr_dy);
       ds_dx_[e] = Real(geo.ds_dx);
       ds_dy_[e] = Real(geo.ds_dy);
-      double perimeter = 0;
       for (int j = 0; j < 3; ++j) {
         vx_[3 * std::size_t(e) + j] = x[j];
         vy_[3 * std::size_t(e) + j] = y[j];
-        perimeter += std::hypot(x[(j + 1) % 3] - x[j], y[(j + 1) % 3] - y[j]);
       }
-      inradius_[e] = Real(2 * mesh.volume[e] / perimeter);
-      const double a = std::hypot(x[1] - x[0], y[1] - y[0]), b = std::hypot(x[2] - x[1], y[2] - y[1]),
-                   c3 = std::hypot(x[0] - x[2], y[0] - y[2]);
-      circumradius_[e] = Real(a * b * c3 / (4 * mesh.volume[e]));
+      // The area from the affine map (2 J), as adapt/dg_tables_K.hpp takes it: the mesh's own area is a fan sum
+      // about the centroid, equal to rounding only.
+      const TriangleRadii radii = triangle_radii(x, y, 2 * geo.jacobian);
+      inradius_[e] = Real(radii.inradius);
+      circumradius_[e] = Real(radii.circumradius);
     }
     // Faces.
     const index_t nf = mesh.num_faces();
@@ -197,6 +276,9 @@ class DGMesh {
       y1_[f] = Real(mesh.y[v[(kl + 1) % 3]]);
     }
     boundary_bend_ = convert(boundary_tangent_angles(mesh));  // empty where every boundary is straight
+    boundary_groups_ = 0;
+    for (index_t f = 0; f < nf; ++f)
+      if (face_right_[f] == no_element) boundary_groups_ = std::max(boundary_groups_, face_boundary_[f] + 1);
     bytes_ = 0;
     for_each_array([this](const auto& host, const char*, auto&) { bytes_ += host.size() * sizeof(host[0]); });
   }
@@ -244,7 +326,8 @@ class DGMesh {
   }
 
   Backend backend_;
-  index_t k_ = 0;
+  index_t k_ = 0, nf_ = 0, nv_ = 0;
+  std::int32_t boundary_groups_ = 0;
   std::string source_;
   std::vector<index_t> color_begin_;
   std::vector<std::int64_t> element_tag_;

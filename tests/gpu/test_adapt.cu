@@ -1,24 +1,26 @@
 // Adaptive refinement on the GPU (adapt/forest.hpp): the same seeded cycles on the CPU and on the CUDA backend
 // give the same meshes and colors bit for bit (nodes, elements, tree, faces), on planar, periodic and
-// closed-surface meshes; the GPU round trip gives the start mesh back. Skipped without a device.
+// closed-surface meshes; the GPU round trip gives the start mesh back; the DG solver's tables of the adapted
+// mesh, built by kernels on each backend, are the same bit for bit. Skipped without a device.
 #include <gtest/gtest.h>
 
+#include <cuda_runtime.h>
+
+#include <cmath>
 #include <string>
+#include <vector>
 
 #include "adapt/forest.hpp"
 #include "coloring/coloring.hpp"
 #include "coloring/reorder.hpp"
 #include "mesh/generators.hpp"
 #include "skip.hpp"
+#include "tests/unit/adapt_fixtures.hpp"
 
 namespace kempe {
 namespace {
 
-Mesh prepared(Mesh mesh) {
-  FaceColoring coloring = color_faces(mesh, ColoringOptions{});
-  apply_ordering(mesh, coloring, find_ordering("color_renumber").compute(mesh, coloring));
-  return mesh;
-}
+Mesh prepared(Mesh mesh) { return test::adapt_start(std::move(mesh)); }
 
 void expect_same(const adapt::LeafMesh& cpu, const adapt::LeafMesh& gpu, const std::string& where) {
   SCOPED_TRACE(where);
@@ -60,6 +62,47 @@ TEST(GpuAdapt, SameMeshesAndColorsAsTheCpu) {
       EXPECT_EQ(rc.balance_passes, rg.balance_passes);
       expect_same(cpu.to_host(), gpu.to_host(), mesh.source + " cycle " + std::to_string(c));
     }
+  }
+}
+
+/// The first n values behind a CPU table and a GPU table: equal bit for bit, or within `tolerance` for values
+/// that come from the math library (atan2 of the boundary curve's angles).
+template <class T>
+void expect_same_table(const T* cpu, const T* gpu, std::size_t n, const char* what, double tolerance = 0) {
+  ASSERT_EQ(cpu == nullptr, gpu == nullptr) << what;
+  std::vector<T> g(n);
+  if (n > 0) ASSERT_EQ(cudaMemcpy(g.data(), gpu, n * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess) << what;
+  for (std::size_t i = 0; i < n; ++i)
+    if (tolerance == 0 ? !(cpu[i] == g[i]) : !(std::abs(double(cpu[i]) - double(g[i])) <= tolerance)) {
+      ADD_FAILURE() << what << "[" << i << "]: " << +cpu[i] << " on the CPU, " << +g[i] << " on the GPU";
+      return;
+    }
+}
+
+TEST(GpuAdapt, SolverTablesAsOnTheCpu) {
+  SKIP_WITHOUT_GPU();
+  const Mesh meshes[] = {prepared(grid_mesh(24, 1.0, 0.2, 3)), prepared(periodic_grid_mesh(16, 1.0, 0.2)),
+                         prepared(double_mach_mesh(24))};
+  for (const Mesh& mesh : meshes) {
+    SCOPED_TRACE(mesh.source);
+    adapt::TriangleForest cpu(mesh, Backend::cpu, 3), gpu(mesh, Backend::cuda, 3);
+    for (int c = 0; c < 4; ++c) {
+      cpu.flag_random(0.25, 0.2, 23, std::uint64_t(c));
+      gpu.flag_random(0.25, 0.2, 23, std::uint64_t(c));
+      ASSERT_TRUE(cpu.adapt().valid());
+      ASSERT_TRUE(gpu.adapt().valid());
+    }
+    dg::DGMesh<double> tc(Backend::cpu), tg(Backend::cuda);
+    tc.rebuild(cpu);
+    tg.rebuild(gpu);
+    ASSERT_EQ(tc.num_elements(), tg.num_elements());
+    ASSERT_EQ(tc.num_faces(), tg.num_faces());
+    ASSERT_EQ(tc.num_vertices(), tg.num_vertices());
+    EXPECT_EQ(tc.boundary_groups(), tg.boundary_groups());
+    test::compare_dg_tables(tc, tg, [](const auto* a, const auto* b, std::size_t n, const char* what) { expect_same_table(a, b, n, what); });
+    const std::size_t nf = tc.num_faces();
+    const double* bend = tc.view().boundary_bend;
+    expect_same_table(bend, tg.view().boundary_bend, bend ? 3 * nf : 0, "boundary bend", 1e-15);
   }
 }
 

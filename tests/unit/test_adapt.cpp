@@ -17,23 +17,19 @@
 #include "coloring/coloring.hpp"
 #include "coloring/reorder.hpp"
 #include "mesh/generators.hpp"
-#include "mesh_fixtures.hpp"
+#include "adapt_fixtures.hpp"
 
 namespace kempe {
 namespace {
 
 using ::testing::HasSubstr;
 
-/// The mesh as `kempe adapt` starts from it: colored and ordered by color_renumber.
-Mesh prepared(Mesh mesh) {
-  FaceColoring coloring = color_faces(mesh, ColoringOptions{});
-  apply_ordering(mesh, coloring, find_ordering("color_renumber").compute(mesh, coloring));
-  return mesh;
-}
+using test::adapt_start;
+using test::disk_mesh;
 
-Mesh planar_mesh() { return prepared(grid_mesh(8, 1.0, 0.2, 3)); }
-Mesh periodic_mesh() { return prepared(periodic_grid_mesh(8, 1.0, 0.2)); }
-Mesh sphere_mesh() { return prepared(build_mesh(icosphere(1))); }
+Mesh planar_mesh() { return adapt_start(grid_mesh(8, 1.0, 0.2, 3)); }
+Mesh periodic_mesh() { return adapt_start(periodic_grid_mesh(8, 1.0, 0.2)); }
+Mesh sphere_mesh() { return adapt_start(build_mesh(icosphere(1))); }
 
 struct Vec {
   double x, y, z;
@@ -227,7 +223,7 @@ Mesh square_pair() {
   test::add(raw, ElementType::triangle, {0, 1, 2});
   test::add(raw, ElementType::triangle, {0, 2, 3});
   raw.source = "square pair";
-  return prepared(build_mesh(std::move(raw)));
+  return adapt_start(build_mesh(std::move(raw)));
 }
 
 TEST(Forest, Algorithm4MapsTheChildFacesOfAHangingEdge) {
@@ -316,31 +312,10 @@ TEST(Forest, BalanceRefinesTheCoarseNeighbourOfARefinement) {
   EXPECT_EQ(back.elements, 4 + 1);
 }
 
-/// A disk of radius 1: a centre, a ring of 16 nodes at radius 0.5 and 16 on the circle.
-Mesh disk() {
-  RawMesh raw = test::make_raw(2, {{0, 0, 0}});
-  constexpr int n = 16;
-  for (int ring = 1; ring <= 2; ++ring)
-    for (int k = 0; k < n; ++k) {
-      const double angle = 2 * M_PI * k / n, r = 0.5 * ring;
-      raw.x.push_back(r * std::cos(angle)), raw.y.push_back(r * std::sin(angle)), raw.z.push_back(0);
-      raw.node_tag.push_back(std::int64_t(raw.x.size()));
-    }
-  auto inner = [](int k) { return index_t(1 + k % n); };
-  auto outer = [](int k) { return index_t(1 + n + k % n); };
-  for (int k = 0; k < n; ++k) {
-    test::add(raw, ElementType::triangle, {0, inner(k), inner(k + 1)});
-    test::add(raw, ElementType::triangle, {inner(k), outer(k), outer(k + 1)});
-    test::add(raw, ElementType::triangle, {inner(k), outer(k + 1), inner(k + 1)});
-  }
-  raw.source = "disk";
-  return prepared(build_mesh(std::move(raw)));
-}
-
 TEST(Forest, NewBoundaryVerticesGoOnTheCurve) {
   // The chord's middle of a 16-gon lies 1 - cos(pi / 16) = 0.019 inside the circle; a vertex on the curve
   // reconstructed from the start mesh lies within its O(h^4) error, at every level.
-  const Mesh mesh = disk();
+  const Mesh mesh = disk_mesh();
   adapt::TriangleForest forest(mesh, Backend::cpu, 3);
   for (int l = 0; l < 3; ++l) {
     forest.flag_all(true, false);
@@ -449,7 +424,7 @@ TEST(Forest, SameResultForAnyThreadCount) {
 }
 
 TEST(Forest, RefusesWhatItCannotAdapt) {
-  Mesh quads = prepared(build_mesh(split_into_quads(square_grid(2, true))));
+  Mesh quads = adapt_start(build_mesh(split_into_quads(square_grid(2, true))));
   quads.source = "quads.msh";
   EXPECT_THAT([&] { adapt::TriangleForest(quads, Backend::cpu, 2); },
               ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr("quads.msh: adaptive refinement needs a triangle mesh")));

@@ -1,0 +1,54 @@
+// The DG solver's mesh tables of a forest's leaf mesh, by kernels on the forest's backend (adapt/dg_tables.hpp).
+// Compiled by nvcc in a CUDA build, like forest.cpp.
+#include "adapt/dg_tables.hpp"
+
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "adapt/dg_tables_K.hpp"
+#include "kernels/algorithms.hpp"
+
+namespace kempe::adapt {
+
+template <class Real>
+DGTableCounts build_dg_tables(const TriangleForest& forest, const DGTablePtrs<Real>& t) {
+  const std::string& name = forest.source();
+  if (!forest.planar())
+    throw std::invalid_argument(name + ": the DG solver needs a 2D mesh in the xy plane; this adapted mesh is a surface in 3D");
+  const ForestPtrs& f = forest.arrays();
+  const FacePtrs& faces = forest.faces();
+  if (f.edge_tangent != nullptr && t.bend == nullptr)
+    throw std::invalid_argument(name + ": its boundary bends, and the DG tables were given no place for the curve's angles");
+  const Backend b = forest.backend();
+  const index_t ne = f.num_elements, nf = faces.num_faces, nn = f.num_nodes;
+
+  if (3 * std::int64_t(ne) > std::numeric_limits<index_t>::max())
+    throw std::length_error(name + ": the adapted mesh's " + std::to_string(ne) +
+                            " leaves have more vertex-to-element entries than a 32-bit index holds");
+  DGTableCounts counts;
+  counts.bad_elements = static_cast<index_t>(sum(b, ne, BadLeaf{f}));
+  if (counts.bad_elements > 0)
+    throw std::runtime_error(name + ": " + std::to_string(counts.bad_elements) +
+                             " leaves of the adapted mesh are degenerate or clockwise");
+  forall(b, ne, DGElementTables<Real>{f, faces, forest.edge_faces(), t});
+  forall(b, nf, DGFaceTables<Real>{f, faces, forest.geometry(), t});
+
+  // Vertex v's elements in ascending order: sort the (vertex, element) pairs, then each vertex's list starts at
+  // the first pair of its own. Nodes no leaf uses (a start mesh's stray nodes) get empty lists.
+  RawArray<std::uint64_t> keys(b, 3 * std::size_t(ne), "vertex-to-element sort keys");
+  forall(b, ne, VertexElementKeys{f, keys.data()});
+  sort_keys(b, keys.data(), 3 * ne);
+  forall(b, 3 * ne, VertexElementValues{keys.data(), t.vertex_elements});
+  lower_bounds(b, keys.data(), 3 * ne, FirstKeyOf{}, nn + 1, t.vertex_element_begin);
+
+  counts.boundary_groups = static_cast<std::int32_t>(maximum(b, nf, BoundaryGroupPlusOne{faces}, 0));
+  counts.hanging_faces = static_cast<index_t>(sum(b, nf, IsHalfFace{faces}));
+  return counts;
+}
+
+template DGTableCounts build_dg_tables<float>(const TriangleForest&, const DGTablePtrs<float>&);
+template DGTableCounts build_dg_tables<double>(const TriangleForest&, const DGTablePtrs<double>&);
+
+}  // namespace kempe::adapt

@@ -1,0 +1,191 @@
+// Point functions that build the DG solver's mesh tables from a forest's leaf mesh (adapt/dg_tables.hpp). Each
+// writes only its own element's or face's rows; the vertex-to-element table comes from a sort (Thrust).
+//
+// They repeat DGMesh's host computation (solver/numerics/dg_mesh.hpp) operation for operation: the same point
+// functions for the affine map and the radii, the same sums for centroids and face midpoints. The offset to a
+// neighbour is computed from each side's own view, (m_e - c_e) + (c_n - m_n); the host computes it once per
+// face and negates it for the right side, which is the same number, since x - y = -(y - x) and
+// -(a + b) = (-a) + (-b) exactly in IEEE arithmetic.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "adapt/dg_tables.hpp"
+#include "adapt/forest_K.hpp"
+#include "kernels/triangle.hpp"
+
+namespace kempe::adapt {
+
+struct Point2 {
+  double x, y;
+};
+
+/// The midpoint of the part `half` of leaf e's local edge j, in e's own frame (on a periodic edge each side has
+/// its own nodes).
+KEMPE_HD Point2 segment_midpoint(const ForestPtrs& f, index_t e, int j, int half) {
+  index_t a = f.elem_vertices[3 * e + j], b = f.elem_vertices[3 * e + (j + 1) % 3];
+  if (half != whole_edge) {
+    const index_t mid = f.edge_mid[2 * f.elem_edges[3 * e + j] + side_of(f, e, j)];
+    if (half == first_half)
+      b = mid;
+    else
+      a = mid;
+  }
+  return {(f.x[a] + f.x[b]) / 2, (f.y[a] + f.y[b]) / 2};
+}
+
+KEMPE_HD Point2 leaf_centroid(const ForestPtrs& f, index_t e) {
+  const index_t* v = f.elem_vertices + 3 * e;
+  return {(f.x[v[0]] + f.x[v[1]] + f.x[v[2]]) / 3, (f.y[v[0]] + f.y[v[1]] + f.y[v[2]]) / 3};
+}
+
+/// Per leaf: the affine map, the radii, the limiters' vertex and neighbour tables, and its faces.
+template <class Real>
+struct DGElementTables {
+  ForestPtrs f;
+  FacePtrs faces;
+  const index_t* edge_face;
+  DGTablePtrs<Real> t;
+
+  /// The neighbour across face k as seen from leaf e's local edge j, and the offset between their centroids.
+  KEMPE_HD void across(index_t e, int j, const Point2& ce, index_t k, index_t& neighbor, Real& dx, Real& dy) const {
+    const bool left = faces.left[k] == e && faces.left_local[k] == j;
+    const index_t n = left ? faces.right[k] : faces.left[k];
+    neighbor = n;
+    if (n == no_element) {
+      dx = Real(0), dy = Real(0);
+      return;
+    }
+    const int own_half = left ? faces.left_half[k] : faces.right_half[k];
+    const int n_local = left ? faces.right_local[k] : faces.left_local[k];
+    const int n_half = left ? faces.right_half[k] : faces.left_half[k];
+    const Point2 me = segment_midpoint(f, e, j, own_half), mn = segment_midpoint(f, n, n_local, n_half);
+    const Point2 cn = leaf_centroid(f, n);
+    dx = Real((me.x - ce.x) + (cn.x - mn.x));
+    dy = Real((me.y - ce.y) + (cn.y - mn.y));
+  }
+
+  KEMPE_HD void operator()(index_t e) const {
+    const index_t* v = f.elem_vertices + 3 * e;
+    const double x0 = f.x[v[0]], x1 = f.x[v[1]], x2 = f.x[v[2]], y0 = f.y[v[0]], y1 = f.y[v[1]], y2 = f.y[v[2]];
+    const dg::TriangleGeometry g = dg::affine_triangle_geometry(x0, x1, x2, y0, y1, y2);
+    t.jacobian[e] = Real(g.jacobian);
+    t.dr_dx[e] = Real(g.dr_dx), t.dr_dy[e] = Real(g.dr_dy), t.ds_dx[e] = Real(g.ds_dx), t.ds_dy[e] = Real(g.ds_dy);
+    const dg::TriangleRadii radii = dg::triangle_radii(x0, x1, x2, y0, y1, y2, 2 * g.jacobian);
+    t.inradius[e] = Real(radii.inradius), t.circumradius[e] = Real(radii.circumradius);
+    const Point2 ce = leaf_centroid(f, e);
+    for (int j = 0; j < 3; ++j) {
+      const std::size_t row = 3 * std::size_t(e) + j;
+      t.element_vertices[row] = v[j];
+      t.vertex_dx[row] = Real(f.x[v[j]] - ce.x);
+      t.vertex_dy[row] = Real(f.y[v[j]] - ce.y);
+      const index_t edge = f.elem_edges[row];
+      const index_t child = f.edge_child[edge];
+      if (child == no_element) {
+        const index_t k = edge_face[edge];
+        t.element_faces[row] = k;
+        across(e, j, ce, k, t.element_neighbors[row], t.neighbor_dx[row], t.neighbor_dy[row]);
+        t.element_half_faces[row] = no_element;
+        t.element_half_neighbors[row] = no_element;
+        t.half_neighbor_dx[row] = Real(0), t.half_neighbor_dy[row] = Real(0);
+      } else {
+        // Side 0 runs along the edge from its first child to its second, side 1 the other way.
+        const int s = side_of(f, e, j);
+        const index_t first = edge_face[child + s], second = edge_face[child + 1 - s];
+        t.element_faces[row] = first;
+        across(e, j, ce, first, t.element_neighbors[row], t.neighbor_dx[row], t.neighbor_dy[row]);
+        t.element_half_faces[row] = second;
+        across(e, j, ce, second, t.element_half_neighbors[row], t.half_neighbor_dx[row], t.half_neighbor_dy[row]);
+      }
+    }
+  }
+};
+
+/// Angle (radians, counterclockwise) from direction (dx, dy) to direction (tx, ty).
+KEMPE_HD double angle_between(double dx, double dy, double tx, double ty) {
+  return std::atan2(dx * ty - dy * tx, dx * tx + dy * ty);
+}
+
+/// Per face: connectivity, geometry in the kernels' precision, and the boundary curve's angles.
+template <class Real>
+struct DGFaceTables {
+  ForestPtrs f;
+  FacePtrs faces;
+  Geometry geometry;
+  DGTablePtrs<Real> t;
+  KEMPE_HD void operator()(index_t k) const {
+    t.face_left[k] = faces.left[k], t.face_right[k] = faces.right[k];
+    t.face_left_local[k] = faces.left_local[k], t.face_right_local[k] = faces.right_local[k];
+    t.face_left_half[k] = faces.left_half[k], t.face_right_half[k] = faces.right_half[k];
+    t.face_boundary[k] = faces.boundary[k];
+    t.normal_x[k] = Real(geometry.normal_x[k]), t.normal_y[k] = Real(geometry.normal_y[k]);
+    t.length[k] = Real(geometry.length[k]);
+    const index_t a = faces.vertices[2 * k], b = faces.vertices[2 * k + 1];
+    t.x0[k] = Real(f.x[a]), t.y0[k] = Real(f.y[a]), t.x1[k] = Real(f.x[b]), t.y1[k] = Real(f.y[b]);
+    if (t.bend == nullptr) return;
+    Real* bend = t.bend + 3 * std::size_t(k);
+    const index_t edge = faces.edge[k];
+    if (faces.right[k] != no_element || !is_bent(f, edge)) {
+      bend[0] = bend[1] = bend[2] = Real(0);
+      return;
+    }
+    // The edge's tangents run in side 0's direction; the face runs in its left leaf's, which is side 1's when
+    // the leaf is on side 1. A boundary face is whole: its leaf has the edge itself.
+    const double* tangent = f.edge_tangent + 4 * edge;
+    const bool reversed = side_of(f, faces.left[k], faces.left_local[k]) == 1;
+    const double dx = f.x[b] - f.x[a], dy = f.y[b] - f.y[a];
+    const double sign = reversed ? -1.0 : 1.0;
+    const CurveMiddle mid = reversed ? curve_middle(f.x[b], f.y[b], f.x[a], f.y[a], tangent)
+                                     : curve_middle(f.x[a], f.y[a], f.x[b], f.y[b], tangent);
+    const int at_first = reversed ? 2 : 0, at_second = reversed ? 0 : 2;
+    bend[0] = Real(angle_between(dx, dy, sign * tangent[at_first], sign * tangent[at_first + 1]));
+    bend[1] = Real(angle_between(dx, dy, sign * mid.tx, sign * mid.ty));
+    bend[2] = Real(angle_between(dx, dy, sign * tangent[at_second], sign * tangent[at_second + 1]));
+  }
+};
+
+/// 1 for a leaf that is degenerate or clockwise (the affine map's Jacobian not positive).
+struct BadLeaf {
+  ForestPtrs f;
+  KEMPE_HD int operator()(index_t e) const {
+    const index_t* v = f.elem_vertices + 3 * e;
+    const dg::TriangleGeometry g =
+        dg::affine_triangle_geometry(f.x[v[0]], f.x[v[1]], f.x[v[2]], f.y[v[0]], f.y[v[1]], f.y[v[2]]);
+    return !(g.jacobian > 0);
+  }
+};
+
+/// The sort keys of the vertex-to-element table: (vertex, element) in one 64-bit word, vertex first.
+struct VertexElementKeys {
+  ForestPtrs f;
+  std::uint64_t* keys;  ///< [elements][3]
+  KEMPE_HD void operator()(index_t e) const {
+    for (int j = 0; j < 3; ++j)
+      keys[3 * std::size_t(e) + j] = (std::uint64_t(std::uint32_t(f.elem_vertices[3 * e + j])) << 32) | std::uint32_t(e);
+  }
+};
+
+/// After the sort: each entry's element.
+struct VertexElementValues {
+  const std::uint64_t* keys;
+  index_t* elements;
+  KEMPE_HD void operator()(index_t i) const { elements[i] = index_t(keys[i] & 0xffffffffu); }
+};
+
+/// The first key of vertex v (the lower bound searched for v's list).
+struct FirstKeyOf {
+  KEMPE_HD std::uint64_t operator()(index_t v) const { return std::uint64_t(std::uint32_t(v)) << 32; }
+};
+
+struct IsHalfFace {
+  FacePtrs faces;
+  KEMPE_HD int operator()(index_t k) const { return faces.left_half[k] != whole_edge || faces.right_half[k] != whole_edge; }
+};
+
+struct BoundaryGroupPlusOne {
+  FacePtrs faces;
+  KEMPE_HD std::int32_t operator()(index_t k) const { return faces.right[k] == no_element ? faces.boundary[k] + 1 : 0; }
+};
+
+}  // namespace kempe::adapt
