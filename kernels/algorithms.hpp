@@ -6,6 +6,7 @@
 // Only counts and totals come back to the host (one small copy each); arrays stay in the backend's memory.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 
@@ -29,11 +30,24 @@
 
 namespace kempe {
 
+#if KEMPE_DEVICE_COMPILE
+/// Thrust's temporary storage from the kept scratch block (scratch_acquire): without it every scan would
+/// cudaMalloc and cudaFree, and cudaFree waits for the device.
+struct ThrustScratch {
+  using value_type = char;
+  char* allocate(std::ptrdiff_t bytes) { return static_cast<char*>(scratch_acquire(std::size_t(bytes))); }
+  void deallocate(char* p, std::size_t) noexcept { scratch_release(p); }
+};
+#endif
+
 /// run(policy) with Thrust's execution policy for `backend`; the CUDA backend only in nvcc-compiled units.
 template <class Run>
 decltype(auto) with_thrust_policy(Backend backend, Run&& run) {
 #if KEMPE_DEVICE_COMPILE
-  if (backend == Backend::cuda) return run(thrust::cuda::par.on(launch_stream()));
+  if (backend == Backend::cuda) {
+    ThrustScratch scratch;
+    return run(thrust::cuda::par(scratch).on(launch_stream()));
+  }
 #else
   if (backend == Backend::cuda) throw_host_only_translation_unit();
 #endif

@@ -87,6 +87,12 @@ KEMPE_HD void prefetch(const void* p) {
 /// Allocates `bytes` of device memory (cudaMalloc) for `what` (a name for messages).
 void* device_allocate(std::size_t bytes, const char* what);
 void device_free(void* p) noexcept;
+/// Temporary device storage for library calls (Thrust's scans, reductions and sorts, kernels/algorithms.hpp):
+/// one block kept from call to call and grown when a call needs more, so that a call costs no cudaMalloc and
+/// no cudaFree (which waits for the whole device). Calls on one stream may share it: the stream orders them. A
+/// second request while the block is taken gets memory of its own, freed on release.
+void* scratch_acquire(std::size_t bytes);
+void scratch_release(void* p) noexcept;
 void copy_to_device(void* device, const void* host, std::size_t bytes, const char* what);
 void copy_to_host(void* host, const void* device, std::size_t bytes, const char* what);
 void copy_on_device(void* to, const void* from, std::size_t bytes, const char* what);

@@ -178,18 +178,9 @@ class RawArray {
 };
 
 /// Read-only arrays placed on one backend for the kernels: on the CPU the host vectors themselves (which must
-/// outlive the pointers), on the GPU device copies owned here until clear() or destruction. Or arrays that
-/// kernels fill (allocate), owned here on either backend.
+/// outlive the pointers), on the GPU device copies owned here until clear() or destruction.
 class PlacedArrays {
  public:
-  /// n uninitialized values for `what` in `backend`'s memory, owned here.
-  template <class T>
-  T* allocate(Backend backend, std::size_t n, const char* what) {
-    auto held = std::make_unique<Held<RawArray<T>>>(RawArray<T>(backend, n, what));
-    T* p = held->buffer.data();
-    held_.push_back(std::move(held));
-    return p;
-  }
   /// Where the kernels read `host` on `backend`.
   template <class T>
   const T* place(Backend backend, const std::vector<T>& host, const char* what) {

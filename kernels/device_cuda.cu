@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -53,6 +54,44 @@ void* device_allocate(std::size_t bytes, const char* what) {
 }
 
 void device_free(void* p) noexcept { (void)cudaFree(p); }
+
+namespace {
+struct ScratchBlock {
+  std::mutex mutex;
+  void* block = nullptr;
+  std::size_t bytes = 0;
+  bool taken = false;
+};
+// Never destroyed: freeing device memory after the CUDA runtime has shut down at exit would fail.
+ScratchBlock& scratch_block() {
+  static ScratchBlock* block = new ScratchBlock;
+  return *block;
+}
+}  // namespace
+
+void* scratch_acquire(std::size_t bytes) {
+  ScratchBlock& s = scratch_block();
+  const std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.taken) return device_allocate(bytes, "library scratch");
+  if (s.bytes < bytes) {
+    device_free(s.block);
+    s.block = nullptr, s.bytes = 0;
+    const std::size_t grown = bytes + bytes / 2;  // room for the next, slightly larger call
+    s.block = device_allocate(grown, "library scratch");
+    s.bytes = grown;
+  }
+  s.taken = true;
+  return s.block;
+}
+
+void scratch_release(void* p) noexcept {
+  ScratchBlock& s = scratch_block();
+  const std::lock_guard<std::mutex> lock(s.mutex);
+  if (p != nullptr && p == s.block)
+    s.taken = false;
+  else
+    device_free(p);
+}
 
 void copy_to_device(void* device, const void* host, std::size_t bytes, const char* what) {
   if (bytes) check(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy to the device", what);

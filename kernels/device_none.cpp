@@ -15,6 +15,8 @@ int cuda_device_count() { return 0; }
 void throw_cuda_error(int, const char* call, const char*) { no_cuda(call); }
 void* device_allocate(std::size_t, const char* what) { no_cuda(what); }
 void device_free(void*) noexcept {}
+void* scratch_acquire(std::size_t) { no_cuda("library scratch"); }
+void scratch_release(void*) noexcept {}
 void copy_to_device(void*, const void*, std::size_t, const char* what) { no_cuda(what); }
 void copy_to_host(void*, const void*, std::size_t, const char* what) { no_cuda(what); }
 void copy_on_device(void*, const void*, std::size_t, const char* what) { no_cuda(what); }

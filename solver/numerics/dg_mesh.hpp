@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -86,11 +87,32 @@ class DGMesh {
       throw std::invalid_argument(forest.source() + ": the adapted mesh and the DG tables live on different backends");
     if (!forest.planar()) throw std::invalid_argument(forest.source() + ": the DG solver needs a 2D mesh in the xy plane");
     const adapt::ForestPtrs& f = forest.arrays();
-    const bool bent = f.edge_tangent != nullptr;
     const std::size_t ne = std::size_t(f.num_elements), nf = std::size_t(forest.num_faces()), nn = std::size_t(f.num_nodes);
-    const std::size_t bytes = ne * (7 * sizeof(Real) + 3 * (5 * sizeof(index_t) + 6 * sizeof(Real) + sizeof(index_t))) +
-                              nf * (2 * sizeof(index_t) + 4 + 4 + 7 * sizeof(Real) + (bent ? 3 * sizeof(Real) : 0)) +
-                              (nn + 1) * sizeof(index_t);
+    adapt::DGTablePtrs<Real> t;
+    // Every table with its size, listed once: visit(where its pointer goes, values, name). Run first to count
+    // the bytes (checked against the device's free memory before anything is allocated), then to allocate.
+    auto tables = [&](auto&& visit) {
+      for (auto* p : {&t.jacobian, &t.dr_dx, &t.dr_dy, &t.ds_dx, &t.ds_dy}) visit(*p, ne, "affine maps");
+      visit(t.inradius, ne, "inradii"), visit(t.circumradius, ne, "circumradii");
+      visit(t.face_left, nf, "face_left"), visit(t.face_right, nf, "face_right");
+      visit(t.face_left_local, nf, "face_left_local"), visit(t.face_right_local, nf, "face_right_local");
+      visit(t.face_left_half, nf, "face_left_half"), visit(t.face_right_half, nf, "face_right_half");
+      visit(t.face_boundary, nf, "face boundary groups");
+      for (auto* p : {&t.normal_x, &t.normal_y}) visit(*p, nf, "face normals");
+      visit(t.length, nf, "face lengths");
+      for (auto* p : {&t.x0, &t.y0, &t.x1, &t.y1}) visit(*p, nf, "face end points");
+      if (f.edge_tangent != nullptr) visit(t.bend, 3 * nf, "boundary curve angles");
+      visit(t.element_faces, 3 * ne, "element faces"), visit(t.element_half_faces, 3 * ne, "element half faces");
+      visit(t.element_neighbors, 3 * ne, "element neighbours");
+      visit(t.element_half_neighbors, 3 * ne, "element half neighbours");
+      visit(t.element_vertices, 3 * ne, "element vertices");
+      for (auto* p : {&t.vertex_dx, &t.vertex_dy, &t.neighbor_dx, &t.neighbor_dy, &t.half_neighbor_dx, &t.half_neighbor_dy})
+        visit(*p, 3 * ne, "centroid offsets");
+      visit(t.vertex_element_begin, nn + 1, "vertex-to-element offsets");
+      visit(t.vertex_elements, 3 * ne, "vertex-to-element lists");
+    };
+    std::size_t bytes = 0;
+    tables([&](auto*& p, std::size_t n, const char*) { bytes += n * sizeof(*p); });
     if (backend_ == Backend::cuda) check_fits(bytes + also_needed, device_memory(), what);
     for (auto* v : {&color_begin_, &element_vertices_, &vertex_element_begin_, &vertex_elements_, &element_neighbors_,
                     &element_faces_, &face_left_, &face_right_})
@@ -104,29 +126,21 @@ class DGMesh {
     k_ = f.num_elements, nf_ = forest.num_faces(), nv_ = f.num_nodes;
     color_begin_ = forest.color_begin();
     source_ = forest.source();
-    adapt::DGTablePtrs<Real> t;
-    auto make = [this](auto*& p, std::size_t n, const char* name) {
-      using T = std::remove_pointer_t<std::remove_reference_t<decltype(p)>>;
-      p = placed_.allocate<T>(backend_, n, name);
-    };
-    make(t.jacobian, ne, "Jacobians"), make(t.dr_dx, ne, "metric terms"), make(t.dr_dy, ne, "metric terms");
-    make(t.ds_dx, ne, "metric terms"), make(t.ds_dy, ne, "metric terms");
-    make(t.inradius, ne, "inradii"), make(t.circumradius, ne, "circumradii");
-    make(t.face_left, nf, "face_left"), make(t.face_right, nf, "face_right");
-    make(t.face_left_local, nf, "face_left_local"), make(t.face_right_local, nf, "face_right_local");
-    make(t.face_left_half, nf, "face_left_half"), make(t.face_right_half, nf, "face_right_half");
-    make(t.face_boundary, nf, "face boundary groups");
-    make(t.normal_x, nf, "face normals"), make(t.normal_y, nf, "face normals"), make(t.length, nf, "face lengths");
-    make(t.x0, nf, "face end points"), make(t.y0, nf, "face end points"), make(t.x1, nf, "face end points");
-    make(t.y1, nf, "face end points");
-    if (bent) make(t.bend, 3 * nf, "boundary curve angles");
-    make(t.element_faces, 3 * ne, "element faces"), make(t.element_half_faces, 3 * ne, "element half faces");
-    make(t.element_neighbors, 3 * ne, "element neighbours"), make(t.element_half_neighbors, 3 * ne, "element half neighbours");
-    make(t.element_vertices, 3 * ne, "element vertices");
-    make(t.vertex_dx, 3 * ne, "vertex offsets"), make(t.vertex_dy, 3 * ne, "vertex offsets");
-    make(t.neighbor_dx, 3 * ne, "neighbour offsets"), make(t.neighbor_dy, 3 * ne, "neighbour offsets");
-    make(t.half_neighbor_dx, 3 * ne, "half neighbour offsets"), make(t.half_neighbor_dy, 3 * ne, "half neighbour offsets");
-    make(t.vertex_element_begin, nn + 1, "vertex-to-element offsets"), make(t.vertex_elements, 3 * ne, "vertex-to-element lists");
+    // Storage kept from one rebuild to the next (grown by half again when outgrown): after each adaptation the
+    // tables are rebuilt in place, with no allocation (cudaFree would wait for the device) while the mesh does
+    // not outgrow them. Byte arrays may hold any of the tables (their new[] and cudaMalloc alignments suffice).
+    std::size_t slot = 0;
+    tables([&](auto*& p, std::size_t n, const char* name) {
+      using T = std::remove_reference_t<decltype(*p)>;
+      if (slot == forest_storage_.size()) forest_storage_.emplace_back();
+      RawArray<std::byte>& storage = forest_storage_[slot++];
+      const std::size_t needed = n * sizeof(T);
+      if (storage.size() < needed || storage.backend() != backend_) {
+        storage = RawArray<std::byte>();
+        storage = RawArray<std::byte>(backend_, needed + needed / 2 + sizeof(double), name);
+      }
+      p = reinterpret_cast<T*>(storage.data());
+    });
     const adapt::DGTableCounts counts = adapt::build_dg_tables(forest, t);
     boundary_groups_ = counts.boundary_groups;
     bytes_ = bytes;
@@ -321,6 +335,7 @@ class DGMesh {
   /// Points the view at the tables: the host vectors themselves on the CPU, device copies on the GPU.
   void place() {
     placed_.clear();
+    forest_storage_.clear();
     view_ = View{};
     for_each_array([this](const auto& host, const char* what, auto& target) { target = placed_.place(backend_, host, what); });
   }
@@ -343,6 +358,7 @@ class DGMesh {
   std::size_t bytes_ = 0;
   View view_;
   PlacedArrays placed_;
+  std::vector<RawArray<std::byte>> forest_storage_;  // the tables of rebuild(forest)
 };
 
 }  // namespace kempe::dg

@@ -147,11 +147,11 @@ TEST(DGTables, HangingFacesAreSeenFromBothSides) {
     SCOPED_TRACE(mesh.source + (periodic ? " (periodic)" : ""));
     adapt::TriangleForest forest(mesh, Backend::cpu, 3);
     index_t hanging_seen = 0;
+    Tables tables(Backend::cpu);  // rebuilt after each cycle, in its storage of the cycles before
     for (int cycle = 0; cycle < 5; ++cycle) {
       forest.flag_random(0.25, 0.2, 7, cycle);
       const adapt::AdaptReport report = forest.adapt();
       ASSERT_TRUE(report.valid());
-      Tables tables(Backend::cpu);
       tables.rebuild(forest);
       const adapt::LeafMesh leaves = forest.to_host();
       const Tables::View& t = tables.view();
