@@ -32,8 +32,9 @@ DGTableCounts build_dg_tables(const TriangleForest& forest, const DGTablePtrs<Re
   if (counts.bad_elements > 0)
     throw std::runtime_error(name + ": " + std::to_string(counts.bad_elements) +
                              " leaves of the adapted mesh are degenerate or clockwise");
-  forall(b, ne, DGElementTables<Real>{f, faces, forest.edge_faces(), t});
-  forall(b, nf, DGFaceTables<Real>{f, faces, forest.geometry(), t});
+  const Geometry geometry = forest.geometry();
+  forall(b, ne, DGElementTables<Real>{f, faces, forest.edge_faces(), geometry.centroid_x, geometry.centroid_y, t});
+  forall(b, nf, DGFaceTables<Real>{f, faces, geometry, t});
 
   // Vertex v's elements in ascending order: sort the (vertex, element) pairs, then each vertex's list starts at
   // the first pair of its own. Nodes no leaf uses (a start mesh's stray nodes) get empty lists.

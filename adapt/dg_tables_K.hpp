@@ -35,17 +35,15 @@ KEMPE_HD Point2 segment_midpoint(const ForestPtrs& f, index_t e, int j, int half
   return {(f.x[a] + f.x[b]) / 2, (f.y[a] + f.y[b]) / 2};
 }
 
-KEMPE_HD Point2 leaf_centroid(const ForestPtrs& f, index_t e) {
-  const index_t* v = f.elem_vertices + 3 * e;
-  return {(f.x[v[0]] + f.x[v[1]] + f.x[v[2]]) / 3, (f.y[v[0]] + f.y[v[1]] + f.y[v[2]]) / 3};
-}
-
 /// Per leaf: the affine map, the radii, the limiters' vertex and neighbour tables, and its faces.
 template <class Real>
 struct DGElementTables {
   ForestPtrs f;
   FacePtrs faces;
   const index_t* edge_face;
+  /// [elements] the forest's centroids (adapt/forest_K.hpp, ElementGeometry: (x0 + x1 + x2) / 3, the sum DGMesh
+  /// forms on the host), read rather than formed again from three scattered nodes per neighbour
+  const double *centroid_x, *centroid_y;
   DGTablePtrs<Real> t;
 
   /// The neighbour across face k as seen from leaf e's local edge j, and the offset between their centroids.
@@ -61,7 +59,7 @@ struct DGElementTables {
     const int n_local = left ? faces.right_local[k] : faces.left_local[k];
     const int n_half = left ? faces.right_half[k] : faces.left_half[k];
     const Point2 me = segment_midpoint(f, e, j, own_half), mn = segment_midpoint(f, n, n_local, n_half);
-    const Point2 cn = leaf_centroid(f, n);
+    const Point2 cn{centroid_x[n], centroid_y[n]};
     dx = Real((me.x - ce.x) + (cn.x - mn.x));
     dy = Real((me.y - ce.y) + (cn.y - mn.y));
   }
@@ -74,7 +72,7 @@ struct DGElementTables {
     t.dr_dx[e] = Real(g.dr_dx), t.dr_dy[e] = Real(g.dr_dy), t.ds_dx[e] = Real(g.ds_dx), t.ds_dy[e] = Real(g.ds_dy);
     const dg::TriangleRadii radii = dg::triangle_radii(x0, x1, x2, y0, y1, y2, 2 * g.jacobian);
     t.inradius[e] = Real(radii.inradius), t.circumradius[e] = Real(radii.circumradius);
-    const Point2 ce = leaf_centroid(f, e);
+    const Point2 ce{centroid_x[e], centroid_y[e]};
     for (int j = 0; j < 3; ++j) {
       const std::size_t row = 3 * std::size_t(e) + j;
       t.element_vertices[row] = v[j];
