@@ -28,24 +28,20 @@ DGTableCounts build_dg_tables(const TriangleForest& forest, const DGTablePtrs<Re
     throw std::length_error(name + ": the adapted mesh's " + std::to_string(ne) +
                             " leaves have more vertex-to-element entries than a 32-bit index holds");
   DGTableCounts counts;
-  counts.bad_elements = static_cast<index_t>(sum(b, ne, BadLeaf{f}));
-  if (counts.bad_elements > 0)
-    throw std::runtime_error(name + ": " + std::to_string(counts.bad_elements) +
-                             " leaves of the adapted mesh are degenerate or clockwise");
+  if (const std::int64_t bad = sum(b, ne, BadLeaf{f}); bad > 0)
+    throw std::runtime_error(name + ": " + std::to_string(bad) + " leaves of the adapted mesh are degenerate or clockwise");
   const Geometry geometry = forest.geometry();
   forall(b, ne, DGElementTables<Real>{f, faces, forest.edge_faces(), geometry.centroid_x, geometry.centroid_y, t});
   forall(b, nf, DGFaceTables<Real>{f, faces, geometry, t});
 
   // Vertex v's elements in ascending order: sort the (vertex, element) pairs, then each vertex's list starts at
   // the first pair of its own. Nodes no leaf uses (a start mesh's stray nodes) get empty lists.
-  RawArray<std::uint64_t> keys(b, 3 * std::size_t(ne), "vertex-to-element sort keys");
-  forall(b, ne, VertexElementKeys{f, keys.data()});
-  sort_keys(b, keys.data(), 3 * ne);
-  forall(b, 3 * ne, VertexElementValues{keys.data(), t.vertex_elements});
-  lower_bounds(b, keys.data(), 3 * ne, FirstKeyOf{}, nn + 1, t.vertex_element_begin);
+  forall(b, ne, VertexElementKeys{f, t.sort_keys});
+  sort_keys(b, t.sort_keys, 3 * ne);
+  forall(b, 3 * ne, VertexElementValues{t.sort_keys, t.vertex_elements});
+  lower_bounds(b, t.sort_keys, 3 * ne, FirstKeyOf{}, nn + 1, t.vertex_element_begin);
 
   counts.boundary_groups = static_cast<std::int32_t>(maximum(b, nf, BoundaryGroupPlusOne{faces}, 0));
-  counts.hanging_faces = static_cast<index_t>(sum(b, nf, IsHalfFace{faces}));
   return counts;
 }
 

@@ -1,8 +1,9 @@
 // The DG solver's mesh tables (solver/numerics/dg_mesh.hpp) of a forest's leaf mesh, built by kernels in the
 // forest's backend memory, so that the solver can rebuild them after each adaptation with no mesh array crossing
 // to the host. On a conforming leaf mesh they are the tables DGMesh computes on the host from the same mesh, bit
-// for bit (the same point functions, in the same order of operations); on a mesh with hanging faces the coarse
-// element's half-faces and its second neighbour across a split edge come in the half tables.
+// for bit (the same point functions, in the same order of operations), except the boundary curve's angles, which
+// agree to rounding at the face ends; on a mesh with hanging faces the coarse element's half-faces and its second
+// neighbour across a split edge come in the half tables.
 #pragma once
 
 #include <cstdint>
@@ -41,18 +42,20 @@ struct DGTablePtrs {
   // vertex_elements[vertex_element_begin[v] .. vertex_element_begin[v + 1]).
   index_t* vertex_element_begin = nullptr;  ///< [nodes + 1]
   index_t* vertex_elements = nullptr;       ///< [elements * 3]
+  /// [elements * 3] scratch: the sort keys of the vertex-to-element table (kept by the caller, so that a rebuild
+  /// allocates nothing)
+  std::uint64_t* sort_keys = nullptr;
 };
 
 /// What the host learns of the tables built: counts only.
 struct DGTableCounts {
   std::int32_t boundary_groups = 0;  ///< the largest boundary group of a boundary face + 1
-  index_t hanging_faces = 0;
-  index_t bad_elements = 0;  ///< leaves that are degenerate or clockwise (0 for a valid forest)
 };
 
 /// Fills every table of `t` from the forest's current leaf mesh, on the forest's backend. std::invalid_argument
 /// naming the mesh when it is not planar (the solver works in the xy plane) or when `t.bend` is missing for a
-/// forest whose boundary bends; std::runtime_error when a leaf is degenerate or clockwise.
+/// forest whose boundary bends; std::runtime_error when a leaf is degenerate or clockwise; std::length_error when
+/// the vertex-to-element table would not fit a 32-bit index.
 template <class Real>
 DGTableCounts build_dg_tables(const TriangleForest& forest, const DGTablePtrs<Real>& t);
 

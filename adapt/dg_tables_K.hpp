@@ -26,7 +26,7 @@ struct Point2 {
 KEMPE_HD Point2 segment_midpoint(const ForestPtrs& f, index_t e, int j, int half) {
   index_t a = f.elem_vertices[3 * e + j], b = f.elem_vertices[3 * e + (j + 1) % 3];
   if (half != whole_edge) {
-    const index_t mid = f.edge_mid[2 * f.elem_edges[3 * e + j] + side_of(f, e, j)];
+    const index_t mid = f.edge_mid[2 * std::size_t(f.elem_edges[3 * e + j]) + side_of(f, e, j)];
     if (half == first_half)
       b = mid;
     else
@@ -130,7 +130,7 @@ struct DGFaceTables {
     }
     // The edge's tangents run in side 0's direction; the face runs in its left leaf's, which is side 1's when
     // the leaf is on side 1. A boundary face is whole: its leaf has the edge itself.
-    const double* tangent = f.edge_tangent + 4 * edge;
+    const double* tangent = f.edge_tangent + 4 * std::size_t(edge);
     const bool reversed = side_of(f, faces.left[k], faces.left_local[k]) == 1;
     const double dx = f.x[b] - f.x[a], dy = f.y[b] - f.y[a];
     const double sign = reversed ? -1.0 : 1.0;
@@ -174,11 +174,6 @@ struct VertexElementValues {
 /// The first key of vertex v (the lower bound searched for v's list).
 struct FirstKeyOf {
   KEMPE_HD std::uint64_t operator()(index_t v) const { return std::uint64_t(std::uint32_t(v)) << 32; }
-};
-
-struct IsHalfFace {
-  FacePtrs faces;
-  KEMPE_HD int operator()(index_t k) const { return faces.left_half[k] != whole_edge || faces.right_half[k] != whole_edge; }
 };
 
 struct BoundaryGroupPlusOne {

@@ -402,13 +402,14 @@ AdaptReport TriangleForest::adapt() {
   forall(b, nm, EdgeCounts{from, w.delta.data(), w.state.data(), w.edge_keep.data(), w.splits.data(), w.new_nodes.data()});
   forall(b, nn, NodeKeep{from, w.state.data(), w.node_keep.data()});
   forall(b, ne, ElementCounts{from, w.delta.data(), w.elem_count.data(), w.refined.data()});
-  // Bounds before the 32-bit scans: at most 4 elements per leaf, 2 children per edge plus 3 per leaf, 2 nodes per edge.
-  const std::int64_t bound = 7 * std::int64_t(ne) + 5 * std::int64_t(nm) + std::int64_t(nn);
+  // Bounds before the 32-bit scans and indices: at most 4 elements per leaf, 2 children per edge plus 3 per leaf,
+  // 2 nodes per edge; the widest rows are [elements][3] and [edges][4] (boundary tangents).
+  const std::int64_t bound = 24 * std::int64_t(ne) + 12 * std::int64_t(nm) + 3 * std::int64_t(nn);
   if (bound > std::numeric_limits<index_t>::max()) {
     const std::int64_t refining = sum(b, ne, Nonzero<index_t>{w.refined.data()});
     const std::int64_t splitting = sum(b, nm, Nonzero<index_t>{w.splits.data()});
-    fitting(ne + 3 * refining, "elements");
-    fitting(nm + 2 * splitting + 3 * refining, "edges");
+    fitting(3 * (ne + 3 * refining), "element table entries (three per element)");
+    fitting(4 * (nm + 2 * splitting + 3 * refining), "edge table entries (four per edge)");
     fitting(nn + 2 * splitting, "nodes");
   }
   grow(b, w.node_new, nn, "node renumbering"), grow(b, w.edge_new, nm, "edge renumbering");

@@ -354,7 +354,7 @@ KEMPE_HD CurveMiddle curve_middle(double ax, double ay, double bx, double by, co
 }
 KEMPE_HD bool is_bent(const ForestPtrs& f, index_t edge) {
   if (f.edge_tangent == nullptr) return false;
-  const double* t = f.edge_tangent + 4 * edge;
+  const double* t = f.edge_tangent + 4 * std::size_t(edge);
   return t[0] != 0 || t[1] != 0 || t[2] != 0 || t[3] != 0;
 }
 

@@ -32,7 +32,8 @@ namespace kempe {
 
 #if KEMPE_DEVICE_COMPILE
 /// Thrust's temporary storage from the kept scratch block (scratch_acquire): without it every scan would
-/// cudaMalloc and cudaFree, and cudaFree waits for the device.
+/// cudaMalloc and cudaFree, and cudaFree waits for the device. Every call runs on launch_stream(): Thrust may
+/// release the block while its kernels still run, and only the stream's order keeps the next user behind them.
 struct ThrustScratch {
   using value_type = char;
   char* allocate(std::ptrdiff_t bytes) { return static_cast<char*>(scratch_acquire(std::size_t(bytes))); }

@@ -70,14 +70,21 @@ ScratchBlock& scratch_block() {
 }  // namespace
 
 void* scratch_acquire(std::size_t bytes) {
+  if (bytes == 0) return nullptr;
   ScratchBlock& s = scratch_block();
   const std::lock_guard<std::mutex> lock(s.mutex);
   if (s.taken) return device_allocate(bytes, "library scratch");
   if (s.bytes < bytes) {
     device_free(s.block);
     s.block = nullptr, s.bytes = 0;
-    const std::size_t grown = bytes + bytes / 2;  // room for the next, slightly larger call
-    s.block = device_allocate(grown, "library scratch");
+    // Room for the next, slightly larger call; the exact size when that much does not fit.
+    std::size_t grown = bytes + bytes / 2;
+    try {
+      s.block = device_allocate(grown, "library scratch");
+    } catch (const std::runtime_error&) {
+      grown = bytes;
+      s.block = device_allocate(grown, "library scratch");
+    }
     s.bytes = grown;
   }
   s.taken = true;
@@ -85,9 +92,10 @@ void* scratch_acquire(std::size_t bytes) {
 }
 
 void scratch_release(void* p) noexcept {
+  if (p == nullptr) return;
   ScratchBlock& s = scratch_block();
   const std::lock_guard<std::mutex> lock(s.mutex);
-  if (p != nullptr && p == s.block)
+  if (p == s.block)
     s.taken = false;
   else
     device_free(p);

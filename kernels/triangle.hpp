@@ -74,7 +74,7 @@ KEMPE_HD TriangleRadii triangle_radii(double x0, double x1, double x2, double y0
   return {2 * area / (a + b + c), a * b * c / (4 * area)};
 }
 
-/// triangle_radii of a triangle (below) as a host function compiled without fused multiply-adds, for host tables
+/// triangle_radii of a triangle (above) as a host function compiled without fused multiply-adds, for host tables
 /// that must equal those built by kernels (solver/numerics/dg_mesh.hpp).
 TriangleRadii triangle_radii(const std::array<double, 3>& x, const std::array<double, 3>& y, double area);
 

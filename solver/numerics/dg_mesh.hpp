@@ -80,8 +80,9 @@ class DGMesh {
 
   /// Builds every table of the forest's current leaf mesh by kernels in the backend's memory, replacing the
   /// previous ones; only counts come to the host. The forest must live on this backend and lie in the xy
-  /// plane (std::invalid_argument otherwise). The host copies below stay empty: the solver on an adapted mesh
-  /// reads its tables on the backend only. On Backend::cuda the sizes are checked as by rebuild(Mesh).
+  /// plane (std::invalid_argument otherwise). There are no host copies (their accessors throw): the solver on
+  /// an adapted mesh reads its tables on the backend only. On Backend::cuda what must be allocated is checked
+  /// as by rebuild(Mesh). On any exception the object is left empty.
   void rebuild(const adapt::TriangleForest& forest, std::size_t also_needed = 0, const std::string& what = "the DG mesh tables") {
     if (forest.backend() != backend_)
       throw std::invalid_argument(forest.source() + ": the adapted mesh and the DG tables live on different backends");
@@ -110,10 +111,24 @@ class DGMesh {
         visit(*p, 3 * ne, "centroid offsets");
       visit(t.vertex_element_begin, nn + 1, "vertex-to-element offsets");
       visit(t.vertex_elements, 3 * ne, "vertex-to-element lists");
+      visit(t.sort_keys, 3 * ne, "vertex-to-element sort keys");
     };
-    std::size_t bytes = 0;
-    tables([&](auto*& p, std::size_t n, const char*) { bytes += n * sizeof(*p); });
-    if (backend_ == Backend::cuda) check_fits(bytes + also_needed, device_memory(), what);
+    // Storage kept from one rebuild to the next (grown by half again when outgrown): after each adaptation the
+    // tables are rebuilt in place, with no allocation (cudaFree would wait for the device) while the mesh does
+    // not outgrow them. Byte arrays may hold any of the tables (their new[] and cudaMalloc alignments suffice).
+    // What must be new: the slots that grow, less what they free, and the sort's temporary storage (about the
+    // keys' size again).
+    std::size_t bytes = 0, growth = 0, slot = 0;
+    auto capacity = [](std::size_t needed) { return needed + needed / 2 + sizeof(double); };
+    tables([&](auto*& p, std::size_t n, const char*) {
+      const std::size_t needed = n * sizeof(*p);
+      bytes += needed;
+      const std::size_t held = slot < forest_storage_.size() && forest_storage_[slot].backend() == backend_ ? forest_storage_[slot].size() : 0;
+      if (held < needed) growth += capacity(needed) - held;
+      ++slot;
+    });
+    growth += 3 * ne * sizeof(std::uint64_t);
+    if (backend_ == Backend::cuda) check_fits(growth + also_needed, device_memory(), what);
     for (auto* v : {&color_begin_, &element_vertices_, &vertex_element_begin_, &vertex_elements_, &element_neighbors_,
                     &element_faces_, &face_left_, &face_right_})
       v->clear();
@@ -126,24 +141,28 @@ class DGMesh {
     k_ = f.num_elements, nf_ = forest.num_faces(), nv_ = f.num_nodes;
     color_begin_ = forest.color_begin();
     source_ = forest.source();
-    // Storage kept from one rebuild to the next (grown by half again when outgrown): after each adaptation the
-    // tables are rebuilt in place, with no allocation (cudaFree would wait for the device) while the mesh does
-    // not outgrow them. Byte arrays may hold any of the tables (their new[] and cudaMalloc alignments suffice).
-    std::size_t slot = 0;
-    tables([&](auto*& p, std::size_t n, const char* name) {
-      using T = std::remove_reference_t<decltype(*p)>;
-      if (slot == forest_storage_.size()) forest_storage_.emplace_back();
-      RawArray<std::byte>& storage = forest_storage_[slot++];
-      const std::size_t needed = n * sizeof(T);
-      if (storage.size() < needed || storage.backend() != backend_) {
-        storage = RawArray<std::byte>();
-        storage = RawArray<std::byte>(backend_, needed + needed / 2 + sizeof(double), name);
-      }
-      p = reinterpret_cast<T*>(storage.data());
-    });
-    const adapt::DGTableCounts counts = adapt::build_dg_tables(forest, t);
-    boundary_groups_ = counts.boundary_groups;
-    bytes_ = bytes;
+    from_forest_ = true;
+    try {
+      slot = 0;
+      tables([&](auto*& p, std::size_t n, const char* name) {
+        using T = std::remove_reference_t<decltype(*p)>;
+        if (slot == forest_storage_.size()) forest_storage_.emplace_back();
+        RawArray<std::byte>& storage = forest_storage_[slot++];
+        const std::size_t needed = n * sizeof(T);
+        if (storage.size() < needed || storage.backend() != backend_) {
+          storage = RawArray<std::byte>();
+          storage = RawArray<std::byte>(backend_, capacity(needed), name);
+        }
+        p = reinterpret_cast<T*>(storage.data());
+      });
+      boundary_groups_ = adapt::build_dg_tables(forest, t).boundary_groups;
+    } catch (...) {
+      // No half-built tables: the object is left empty, as if nothing had been built.
+      k_ = nf_ = nv_ = 0, boundary_groups_ = 0, bytes_ = 0;
+      color_begin_.clear();
+      throw;
+    }
+    bytes_ = bytes - 3 * ne * sizeof(std::uint64_t);  // the tables, without the sort's keys
     View& d = view_;
     d.geometry = Geometry<Real>{t.jacobian, t.dr_dx, t.dr_dy, t.ds_dx, t.ds_dy};
     d.faces.left = t.face_left, d.faces.right = t.face_right;
@@ -174,21 +193,30 @@ class DGMesh {
   /// The number of boundary groups the boundary faces use (the largest group index + 1).
   std::int32_t boundary_groups() const { return boundary_groups_; }
   /// Host copies, for set-up, projection, errors and messages (empty after a rebuild from a forest).
-  const std::vector<Real>& jacobian() const { return jacobian_; }
-  const std::vector<Real>& inradius() const { return inradius_; }
-  const std::vector<std::int64_t>& element_tag() const { return element_tag_; }  ///< the mesh file's numbers
+  const std::vector<Real>& jacobian() const { return host_copy(jacobian_); }
+  const std::vector<Real>& inradius() const { return host_copy(inradius_); }
+  const std::vector<std::int64_t>& element_tag() const { return host_copy(element_tag_); }  ///< the mesh file's numbers
   const std::string& source() const { return source_; }
   /// The physical point of reference point (r, s) in element e (tables from a Mesh only).
   std::array<double, 2> point(index_t e, double r, double s) const {
-    if (vx_.empty()) throw std::logic_error(source_ + ": the DG tables of an adapted mesh keep no host coordinates");
+    (void)host_copy(vx_);
     const std::array<double, 3> x{vx_[3 * std::size_t(e)], vx_[3 * std::size_t(e) + 1], vx_[3 * std::size_t(e) + 2]};
     const std::array<double, 3> y{vy_[3 * std::size_t(e)], vy_[3 * std::size_t(e) + 1], vy_[3 * std::size_t(e) + 2]};
     return triangle_point(x, y, r, s);
   }
 
  private:
+  /// std::logic_error for tables built from a forest, which keep no host copies: a solver on an adapted mesh must
+  /// not read an empty copy as if it were the mesh's.
+  template <class Vector>
+  const Vector& host_copy(const Vector& v) const {
+    if (from_forest_) throw std::logic_error(source_ + ": the DG tables of an adapted mesh keep no host copies");
+    return v;
+  }
+
   /// The host tables of `mesh`.
   void compute(const Mesh& mesh) {
+    from_forest_ = false;
     k_ = mesh.num_elements();
     nf_ = mesh.num_faces();
     nv_ = mesh.num_nodes();
@@ -343,6 +371,7 @@ class DGMesh {
   Backend backend_;
   index_t k_ = 0, nf_ = 0, nv_ = 0;
   std::int32_t boundary_groups_ = 0;
+  bool from_forest_ = false;
   std::string source_;
   std::vector<index_t> color_begin_;
   std::vector<std::int64_t> element_tag_;

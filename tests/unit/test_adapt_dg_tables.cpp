@@ -174,6 +174,20 @@ TEST(DGTables, HangingFacesAreSeenFromBothSides) {
           if (split) {
             ASSERT_TRUE(face_names(t, second, e, j, adapt::second_half)) << "element " << e << " edge " << j;
             faces_length += t.faces.length[second];
+            // Counterclockwise round e, the first half starts at its vertex j and the second ends at vertex j + 1
+            // (a periodic face's ends are in its left side's frame: checked where there is one frame).
+            if (!periodic) {
+              auto has_end = [&](index_t k, index_t v) {
+                return (t.faces.x0[k] == leaves.x[v] && t.faces.y0[k] == leaves.y[v]) ||
+                       (t.faces.x1[k] == leaves.x[v] && t.faces.y1[k] == leaves.y[v]);
+              };
+              EXPECT_TRUE(has_end(first, a)) << "element " << e << " edge " << j << ": the first half is not at vertex " << j;
+              EXPECT_TRUE(has_end(second, b)) << "element " << e << " edge " << j << ": the second half is not at vertex " << j + 1;
+            }
+          } else {
+            EXPECT_EQ(t.element_half_neighbors[row], no_element);
+            EXPECT_EQ(t.half_neighbor_dx[row], 0.0);
+            EXPECT_EQ(t.half_neighbor_dy[row], 0.0);
           }
           // The neighbour across each face sees this element across the same face, at the opposite offset.
           for (int part = 0; part < (split ? 2 : 1); ++part) {
@@ -203,6 +217,11 @@ TEST(DGTables, HangingFacesAreSeenFromBothSides) {
               EXPECT_NEAR(dx, leaves.centroid_x[n] - leaves.centroid_x[e], 1e-14);
               EXPECT_NEAR(dy, leaves.centroid_y[n] - leaves.centroid_y[e], 1e-14);
             } else {
+              // The centroids' difference up to the period (1 in x and y), and the short way across the join.
+              const double rx = dx - (leaves.centroid_x[n] - leaves.centroid_x[e]);
+              const double ry = dy - (leaves.centroid_y[n] - leaves.centroid_y[e]);
+              EXPECT_NEAR(rx, std::round(rx), 1e-12) << "element " << e << " to " << n;
+              EXPECT_NEAR(ry, std::round(ry), 1e-12) << "element " << e << " to " << n;
               EXPECT_LT(std::hypot(dx, dy), 3 * t.circumradius[e] + 3 * t.circumradius[n]) << "offset across a periodic join";
             }
           }
