@@ -1,7 +1,7 @@
 // Scans, reductions, sorts and searches over index ranges, on either backend, from Thrust (CUDA's CCCL): on the GPU its
 // CUDA system on launch_stream(), on the CPU its OpenMP system (its C++ system without OpenMP). The passes of an
 // adaptation (adapt/) count, compact and regroup with these (faces are placed by a scan, not a sort); nothing
-// here is written by hand.
+// here is written by hand (on the CPU a scan is split among the threads, each part scanned by Thrust).
 //
 // Only counts and totals come back to the host (one small copy each); arrays stay in the backend's memory.
 #pragma once
@@ -9,8 +9,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include <thrust/binary_search.h>
+#include <thrust/execution_policy.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/reduce.h>
@@ -19,10 +21,12 @@
 #include <thrust/system/cpp/execution_policy.h>
 #include <thrust/transform_reduce.h>
 #if defined(_OPENMP)
+#include <omp.h>
 #include <thrust/system/omp/execution_policy.h>
 #endif
 
 #include "kernels/backend.hpp"
+#include "kernels/buffer.hpp"
 
 #if KEMPE_DEVICE_COMPILE
 #include <thrust/system/cuda/execution_policy.h>
@@ -41,6 +45,14 @@ struct ThrustScratch {
 };
 #endif
 
+/// Thrust's temporary storage on the CPU (a sort's buffers) from host_allocate: large blocks are kept for reuse
+/// there, so that a sort at every adaptation maps no fresh memory (which a virtual machine makes costly).
+struct HostScratch {
+  using value_type = char;
+  char* allocate(std::ptrdiff_t bytes) { return static_cast<char*>(host_allocate(std::size_t(bytes), "Thrust's temporary storage")); }
+  void deallocate(char* p, std::size_t bytes) noexcept { host_release(p, bytes); }
+};
+
 /// run(policy) with Thrust's execution policy for `backend`; the CUDA backend only in nvcc-compiled units.
 template <class Run>
 decltype(auto) with_thrust_policy(Backend backend, Run&& run) {
@@ -52,10 +64,11 @@ decltype(auto) with_thrust_policy(Backend backend, Run&& run) {
 #else
   if (backend == Backend::cuda) throw_host_only_translation_unit();
 #endif
+  HostScratch scratch;
 #if defined(_OPENMP)
-  return run(thrust::omp::par);
+  return run(thrust::omp::par(scratch));
 #else
-  return run(thrust::cpp::par);
+  return run(thrust::cpp::par(scratch));
 #endif
 }
 
@@ -68,13 +81,46 @@ T value_at(Backend backend, const T* p) {
   return value;
 }
 
+namespace detail {
+/// Ranges shorter than this are scanned by one thread: splitting them costs more than it saves.
+inline constexpr index_t parallel_scan_minimum = index_t(1) << 16;
+
+/// Thrust's OpenMP system scans on one thread (it takes its C++ system's scan). With more threads the range is
+/// split into one part per thread: each thread sums its part (Thrust), the part sums give each part's start,
+/// and each thread scans its part from there (Thrust). The input is read twice, but by every thread at once.
+template <class T>
+void exclusive_scan_cpu(const T* in, index_t n, T* out) {
+#if defined(_OPENMP)
+  const int threads = omp_get_max_threads();
+  if (threads > 1 && n >= parallel_scan_minimum) {
+    std::vector<T> start(std::size_t(threads) + 1, T{});
+#pragma omp parallel num_threads(threads)
+    {
+      const int t = omp_get_thread_num(), parts = omp_get_num_threads();
+      const index_t begin = index_t(std::int64_t(n) * t / parts), end = index_t(std::int64_t(n) * (t + 1) / parts);
+      start[std::size_t(t) + 1] = thrust::reduce(thrust::seq, in + begin, in + end, T{});
+#pragma omp barrier
+#pragma omp single
+      for (int k = 0; k < parts; ++k) start[std::size_t(k) + 1] = static_cast<T>(start[std::size_t(k) + 1] + start[std::size_t(k)]);
+      thrust::exclusive_scan(thrust::seq, in + begin, in + end, out + begin, start[std::size_t(t)]);
+    }
+    return;
+  }
+#endif
+  thrust::exclusive_scan(thrust::seq, in, in + n, out);
+}
+}  // namespace detail
+
 /// out[i] = in[0] + ... + in[i-1] for i in [0, n) (in and out may be the same array); returns the total
 /// in[0] + ... + in[n-1], the size of whatever the offsets index.
 template <class T>
 T exclusive_scan(Backend backend, const T* in, index_t n, T* out) {
   if (n <= 0) return T{};
   const T last_in = value_at(backend, in + n - 1);
-  with_thrust_policy(backend, [&](auto&& policy) { thrust::exclusive_scan(policy, in, in + n, out); return 0; });
+  if (backend == Backend::cpu)
+    detail::exclusive_scan_cpu(in, n, out);
+  else
+    with_thrust_policy(backend, [&](auto&& policy) { thrust::exclusive_scan(policy, in, in + n, out); return 0; });
   return static_cast<T>(value_at(backend, out + n - 1) + last_in);
 }
 

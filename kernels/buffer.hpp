@@ -8,6 +8,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -109,23 +110,34 @@ class Buffer {
   const char* what_ = "a buffer";
 };
 
-/// An array in one backend's memory that starts uninitialized (new T[n] on the CPU, cudaMalloc on the GPU), for
-/// arrays that a kernel writes before anything reads them: zeroing them first (what Buffer does on the CPU) would
-/// be one more pass over fresh pages, which is what the adaptation passes (adapt/) spend most time on otherwise.
+/// Host memory for RawArray (kernels/host_memory.cpp): blocks of 2 MiB and more in transparent huge pages, and
+/// released blocks kept for reuse, so that arrays renewed at every adaptation cost no fresh pages. Throws
+/// std::runtime_error naming `what` when the system refuses. host_release takes the size host_allocate was given.
+void* host_allocate(std::size_t bytes, const char* what);
+void host_release(void* p, std::size_t bytes) noexcept;
+
+/// An array in one backend's memory that starts uninitialized (host_allocate on the CPU, cudaMalloc on the GPU),
+/// for arrays that a kernel writes before anything reads them: zeroing them first (what Buffer does on the CPU)
+/// would be one more pass over fresh pages, which is what the adaptation passes (adapt/) spend most time on
+/// otherwise.
 template <class T>
 class RawArray {
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,
+                "RawArray holds plain values, written by kernels before they are read");
+
  public:
   RawArray() = default;
   RawArray(Backend backend, std::size_t n, const char* what) : backend_(backend), size_(n), what_(what) {
     if (n == 0) return;
     if (backend_ == Backend::cpu)
-      host_.reset(new T[n]);
+      host_ = static_cast<T*>(host_allocate(n * sizeof(T), what));
     else
       device_ = static_cast<T*>(device_allocate(n * sizeof(T), what));
   }
   /// A copy of `host` for `what`.
   RawArray(Backend backend, const std::vector<T>& host, const char* what) : RawArray(backend, host.size(), what) { upload(host); }
   ~RawArray() {
+    if (host_) host_release(host_, size_ * sizeof(T));
     if (device_) device_free(device_);
   }
   RawArray(RawArray&& o) noexcept { swap(o); }
@@ -136,8 +148,8 @@ class RawArray {
   RawArray(const RawArray&) = delete;
   RawArray& operator=(const RawArray&) = delete;
 
-  T* data() { return backend_ == Backend::cpu ? host_.get() : device_; }
-  const T* data() const { return backend_ == Backend::cpu ? host_.get() : device_; }
+  T* data() { return backend_ == Backend::cpu ? host_ : device_; }
+  const T* data() const { return backend_ == Backend::cpu ? host_ : device_; }
   std::size_t size() const { return size_; }
   Backend backend() const { return backend_; }
   /// Replaces the first host.size() values (at most size()) with `host`.
@@ -146,7 +158,7 @@ class RawArray {
       throw std::logic_error(std::string(what_) + ": " + std::to_string(host.size()) + " values for " + std::to_string(size_));
     if (host.empty()) return;
     if (backend_ == Backend::cpu)
-      std::copy(host.begin(), host.end(), host_.get());
+      std::copy(host.begin(), host.end(), host_);
     else
       copy_to_device(device_, host.data(), host.size() * sizeof(T), what_);
   }
@@ -156,7 +168,7 @@ class RawArray {
     std::vector<T> out(n);
     if (n == 0) return out;
     if (backend_ == Backend::cpu)
-      std::copy(host_.get(), host_.get() + n, out.begin());
+      std::copy(host_, host_ + n, out.begin());
     else
       copy_to_host(out.data(), device_, n * sizeof(T), what_);
     return out;
@@ -171,7 +183,7 @@ class RawArray {
     std::swap(what_, o.what_);
   }
   Backend backend_ = Backend::cpu;
-  std::unique_ptr<T[]> host_;
+  T* host_ = nullptr;
   T* device_ = nullptr;
   std::size_t size_ = 0;
   const char* what_ = "an array";

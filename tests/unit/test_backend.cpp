@@ -1,8 +1,10 @@
-// The backend layer on the CPU: Buffer (the solver's arrays on either backend), the errors of a build or
+// The backend layer on the CPU: Buffer (the solver's arrays on either backend), RawArray's host memory (huge-page
+// blocks kept for reuse, kernels/host_memory.cpp), the errors of a build or
 // translation unit without CUDA, the solver's memory report by use and its fixed-work stepping. The GPU side
 // of the same classes is tested in tests/gpu/test_solver.cu.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -41,6 +43,27 @@ TEST(Buffer, AWrongSizeNamesTheBuffer) {
   } catch (const std::logic_error& e) {
     EXPECT_STREQ(e.what(), "the solution: 5 values for a buffer of 4");
   }
+}
+
+TEST(RawArray, LargeHostArraysAreHugePageAlignedAndReused) {
+  constexpr std::size_t huge_page = std::size_t(2) << 20, count = (std::size_t(64) << 20) / sizeof(double);
+  const double* first = nullptr;
+  {
+    RawArray<double> a(Backend::cpu, count, "a large array");
+    ASSERT_NE(a.data(), nullptr);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a.data()) % huge_page, 0u);  // can be mapped in 2 MiB pages
+    a.data()[0] = 1.0, a.data()[count - 1] = 2.0;  // the whole block is writable
+    EXPECT_EQ(a.to_host(count)[count - 1], 2.0);
+    first = a.data();
+  }
+  // A released block serves the next request it fits (no fresh pages), a smaller array of another type too.
+  RawArray<std::int32_t> b(Backend::cpu, (std::size_t(40) << 20) / sizeof(std::int32_t), "a reused array");
+  EXPECT_EQ(static_cast<const void*>(b.data()), static_cast<const void*>(first));
+  // Small arrays come from the heap, aligned for vector loads.
+  RawArray<std::uint8_t> small(Backend::cpu, 100, "a small array");
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(small.data()) % 64, 0u);
+  RawArray<std::uint8_t> none(Backend::cpu, 0, "an empty array");
+  EXPECT_EQ(none.data(), nullptr);
 }
 
 TEST(Buffer, TheCudaBackendNeedsACudaDevice) {
