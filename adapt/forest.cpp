@@ -3,6 +3,7 @@
 // Compiled by nvcc in a CUDA build, so that the same passes run on either backend.
 #include "adapt/forest.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -47,6 +48,12 @@ struct Fill {
 };
 
 template <class T>
+struct Value {
+  const T* p;
+  KEMPE_HD T operator()(index_t i) const { return p[i]; }
+};
+
+template <class T>
 struct Nonzero {
   const T* p;
   KEMPE_HD int operator()(index_t i) const { return p[i] != 0; }
@@ -71,6 +78,19 @@ void grow(Backend backend, RawArray<T>& b, std::size_t n, const char* what) {
   if (b.size() >= n && b.backend() == backend && b.size() > 0) return;
   b = RawArray<T>();
   b = RawArray<T>(backend, n + n / 2 + 16, what);
+}
+
+template <class T>
+struct CopyValue {
+  T* to;
+  const T* from;
+  KEMPE_HD void operator()(index_t i) const { to[i] = from[i]; }
+};
+
+/// to[0, n) = from[0, n) in the backend's memory.
+template <class T>
+void copy_values(Backend backend, RawArray<T>& to, const RawArray<T>& from, std::size_t n) {
+  if (n > 0) forall(backend, static_cast<index_t>(n), CopyValue<T>{to.data(), from.data()});
 }
 
 /// The first n values of a backend's array, on the host.
@@ -121,6 +141,21 @@ struct TriangleForest::Arrays {
     if (bent) grow(b, edge_tangent, 4 * m, "adapted mesh boundary tangents");
   }
 
+  /// The first nodes, elements and edges of `o` (its mesh) into these arrays, which must hold them.
+  void copy_from(Backend b, const Arrays& o, index_t nodes, index_t elements, index_t edges) {
+    const std::size_t n = std::size_t(nodes), e = std::size_t(elements), m = std::size_t(edges);
+    copy_values(b, x, o.x, n), copy_values(b, y, o.y, n), copy_values(b, z, o.z, n), copy_values(b, node_edge, o.node_edge, n);
+    copy_values(b, elem_vertices, o.elem_vertices, 3 * e), copy_values(b, elem_edges, o.elem_edges, 3 * e);
+    copy_values(b, elem_sides, o.elem_sides, e), copy_values(b, elem_level, o.elem_level, e);
+    copy_values(b, elem_path, o.elem_path, e), copy_values(b, elem_root, o.elem_root, e);
+    copy_values(b, edge_parent, o.edge_parent, m), copy_values(b, edge_child, o.edge_child, m);
+    copy_values(b, edge_mid, o.edge_mid, 2 * m), copy_values(b, edge_color, o.edge_color, m);
+    copy_values(b, edge_boundary, o.edge_boundary, m), copy_values(b, edge_flags, o.edge_flags, m);
+    copy_values(b, edge_shift, o.edge_shift, m), copy_values(b, edge_elem, o.edge_elem, 2 * m);
+    copy_values(b, edge_local, o.edge_local, 2 * m);
+    if (bent) copy_values(b, edge_tangent, o.edge_tangent, 4 * m);
+  }
+
   ForestPtrs ptrs(index_t nodes, index_t elements, index_t edges, index_t root_nodes, int colors) {
     ForestPtrs p;
     p.num_nodes = nodes, p.num_elements = elements, p.num_edges = edges;
@@ -164,9 +199,9 @@ struct TriangleForest::FaceArrays {
 struct TriangleForest::Workspace {
   RawArray<std::int8_t> delta;
   RawArray<std::uint8_t> raise, state;
-  RawArray<index_t> edge_keep, splits, new_nodes, node_keep, elem_count, refined;
-  RawArray<index_t> node_new, edge_new, split_offset, mid_offset, elem_offset, refine_offset;
-  RawArray<index_t> is_face, face_of_edge, slot, color_begin;
+  RawArray<index_t> edge_count, mid_count, elem_count;
+  RawArray<index_t> node_new, edge_new, mid_offset, elem_offset;
+  RawArray<index_t> slot, color_begin;
   // Geometry of the current mesh.
   RawArray<double> area, centroid_x, centroid_y, centroid_z, length, normal_x, normal_y, normal_z;
   Geometry geometry() {
@@ -198,7 +233,21 @@ TriangleForest::TriangleForest(const Mesh& start, Backend backend, int max_level
       throw std::invalid_argument(name + ": adaptive refinement needs an ordering applied (face " + std::to_string(f) +
                                   " has its higher-numbered element on the left)");
 
-  // The start mesh on the host: every element and face becomes a root of its tree.
+  // The start mesh on the host: every element and face becomes a root of its tree. Faces become edges in the
+  // order of their left elements (each face once, at its left element's local edge), so that edges, and the
+  // midpoints and edges that adaptations number after them (EdgeCounts), follow the elements' order.
+  std::vector<index_t> edge_of_face(nf, no_element), face_of_edge;
+  face_of_edge.reserve(nf);
+  for (index_t e = 0; e < ne; ++e)
+    for (int j = 0; j < 3; ++j) {
+      const index_t f = start.element_faces[start.element_face_begin[e] + j];
+      if (start.face_left[f] == e && start.face_left_local[f] == j && edge_of_face[f] == no_element) {
+        edge_of_face[f] = static_cast<index_t>(face_of_edge.size());
+        face_of_edge.push_back(f);
+      }
+    }
+  if (index_t(face_of_edge.size()) != nf)
+    throw std::invalid_argument(name + ": a face is not listed by its left element (the mesh's face tables disagree)");
   std::vector<double> x = start.x, y = start.y, z = start.z;
   std::vector<index_t> node_edge(nn, no_element);
   std::vector<index_t> ev(start.element_vertices.begin(), start.element_vertices.end()), ee(3 * std::size_t(ne));
@@ -209,24 +258,26 @@ TriangleForest::TriangleForest(const Mesh& start, Backend backend, int max_level
     root[e] = e;
     for (int j = 0; j < 3; ++j) {
       const index_t f = start.element_faces[start.element_face_begin[e] + j];
-      ee[3 * e + j] = f;
+      ee[3 * e + j] = edge_of_face[f];
       if (!(start.face_left[f] == e && start.face_left_local[f] == j)) sides[e] |= std::uint8_t(1u << j);
     }
   }
   std::vector<index_t> parent(nf, no_element), child(nf, no_element), mid(2 * std::size_t(nf), no_element);
-  std::vector<std::int8_t> color(start.face_color.begin(), start.face_color.end());
-  std::vector<std::int32_t> boundary(start.face_boundary.begin(), start.face_boundary.end());
+  std::vector<std::int8_t> color(nf);
+  std::vector<std::int32_t> boundary(nf);
   std::vector<std::uint8_t> flags(nf, 0), shift(nf, 0);
   std::vector<index_t> elem(2 * std::size_t(nf));
   std::vector<std::int8_t> local(2 * std::size_t(nf));
   double extent = 0;
   for (index_t i = 0; i < nn; ++i) extent = std::max({extent, std::abs(x[i]), std::abs(y[i]), std::abs(z[i])});
   int num_shifts = 0;
-  for (index_t f = 0; f < nf; ++f) {
-    elem[2 * f] = start.face_left[f], local[2 * f] = start.face_left_local[f];
-    elem[2 * f + 1] = start.face_right[f], local[2 * f + 1] = start.face_right_local[f];
-    if (color[f] < 0 || color[f] >= colors)
-      throw std::invalid_argument(name + ": face " + std::to_string(f) + " has color " + std::to_string(color[f]) +
+  for (index_t k = 0; k < nf; ++k) {
+    const index_t f = face_of_edge[k];
+    elem[2 * k] = start.face_left[f], local[2 * k] = start.face_left_local[f];
+    elem[2 * k + 1] = start.face_right[f], local[2 * k + 1] = start.face_right_local[f];
+    color[k] = start.face_color[f], boundary[k] = start.face_boundary[f];
+    if (color[k] < 0 || color[k] >= colors)
+      throw std::invalid_argument(name + ": face " + std::to_string(f) + " has color " + std::to_string(color[k]) +
                                   ", outside the mesh's " + std::to_string(colors));
     const index_t r = start.face_right[f];
     if (r == no_element) continue;
@@ -236,21 +287,21 @@ TriangleForest::TriangleForest(const Mesh& start, Backend backend, int max_level
     const index_t c = ev[3 * r + jr], d = ev[3 * r + (jr + 1) % 3];
     if (c == b && d == a) continue;
     // A periodic join: the right element sees vertex a at d; the translation is found once per distinct shift.
-    flags[f] = edge_periodic;
+    flags[k] = edge_periodic;
     const double dx = x[d] - x[a], dy = y[d] - y[a], dz = z[d] - z[a];
     const double tolerance = 1e-9 * std::max(extent, 1.0);
-    int k = 0;
-    while (k < num_shifts && !(std::abs(shifts_.dx[k] - dx) <= tolerance && std::abs(shifts_.dy[k] - dy) <= tolerance &&
-                               std::abs(shifts_.dz[k] - dz) <= tolerance))
-      ++k;
-    if (k == num_shifts) {
+    int n = 0;
+    while (n < num_shifts && !(std::abs(shifts_.dx[n] - dx) <= tolerance && std::abs(shifts_.dy[n] - dy) <= tolerance &&
+                               std::abs(shifts_.dz[n] - dz) <= tolerance))
+      ++n;
+    if (n == num_shifts) {
       if (num_shifts == max_periodic_shifts)
         throw std::invalid_argument(name + ": more than " + std::to_string(max_periodic_shifts) +
                                     " distinct periodic translations; adaptive refinement supports translations only");
-      shifts_.dx[k] = dx, shifts_.dy[k] = dy, shifts_.dz[k] = dz;
+      shifts_.dx[n] = dx, shifts_.dy[n] = dy, shifts_.dz[n] = dz;
       ++num_shifts;
     }
-    shift[f] = static_cast<std::uint8_t>(k);
+    shift[k] = static_cast<std::uint8_t>(n);
   }
 
   // Unit tangents of the boundary curve at both ends of each bent boundary face (planar meshes).
@@ -259,15 +310,16 @@ TriangleForest::TriangleForest(const Mesh& start, Backend backend, int max_level
     const std::vector<double> angles = boundary_tangent_angles(start);
     if (!angles.empty()) {
       tangent.assign(4 * std::size_t(nf), 0.0);
-      for (index_t f = 0; f < nf; ++f) {
+      for (index_t edge = 0; edge < nf; ++edge) {
+        const index_t f = face_of_edge[edge];
         if (start.face_right[f] != no_element || (angles[3 * f] == 0 && angles[3 * f + 2] == 0)) continue;
         const index_t a = start.face_vertices[std::size_t(f) * max_face_vertices];
         const index_t b = start.face_vertices[std::size_t(f) * max_face_vertices + 1];
         const double dx = x[b] - x[a], dy = y[b] - y[a], length = std::hypot(dx, dy);
         for (int k = 0; k < 2; ++k) {
           const double angle = angles[3 * f + 2 * k], c = std::cos(angle), s = std::sin(angle);
-          tangent[4 * f + 2 * k] = (c * dx - s * dy) / length;
-          tangent[4 * f + 2 * k + 1] = (s * dx + c * dy) / length;
+          tangent[4 * edge + 2 * k] = (c * dx - s * dy) / length;
+          tangent[4 * edge + 2 * k + 1] = (s * dx + c * dy) / length;
         }
       }
     }
@@ -276,7 +328,6 @@ TriangleForest::TriangleForest(const Mesh& start, Backend backend, int max_level
   arrays_ = std::make_shared<Arrays>();
   spare_ = std::make_shared<Arrays>();
   faces_now_ = std::make_shared<FaceArrays>();
-  faces_scratch_ = std::make_shared<FaceArrays>();
   work_ = std::make_shared<Workspace>();
   Arrays& a = *arrays_;
   a.x = RawArray<double>(backend, x, "adapted mesh x"), a.y = RawArray<double>(backend, y, "adapted mesh y");
@@ -360,6 +411,33 @@ void TriangleForest::refine_to(const std::vector<index_t>& root, const std::vect
   }
 }
 
+void TriangleForest::reserve(index_t elements, index_t nodes, index_t edges, index_t faces) {
+  const Backend b = backend_;
+  Workspace& w = *work_;
+  const std::size_t ne = std::size_t(std::max(elements, f_.num_elements)), nn = std::size_t(std::max(nodes, f_.num_nodes));
+  const std::size_t nm = std::size_t(std::max(edges, f_.num_edges)), nf = std::size_t(std::max(faces, faces_.num_faces));
+  const std::size_t cells = 2 * std::size_t(f_.num_colors) * ne;
+  if (cells > std::size_t(std::numeric_limits<index_t>::max())) fitting(std::int64_t(cells), "color-element cells (the face order's table)");
+  auto each = [&](auto& array, std::size_t n) { grow(b, array, n, "adaptation storage (reserve)"); };
+  // The mesh moves into reserved arrays, and its old arrays become the reserved spare.
+  spare_->reserve(b, index_t(nn), index_t(ne), index_t(nm));
+  spare_->copy_from(b, *arrays_, f_.num_nodes, f_.num_elements, f_.num_edges);
+  std::swap(arrays_, spare_);
+  f_ = arrays_->ptrs(f_.num_nodes, f_.num_elements, f_.num_edges, f_.root_nodes, f_.num_colors);
+  spare_->reserve(b, index_t(nn), index_t(ne), index_t(nm));
+  faces_now_->reserve(b, index_t(nf));
+  each(w.delta, ne), each(w.raise, ne), each(w.elem_count, ne), each(w.elem_offset, ne), each(w.node_new, nn);
+  each(w.state, nm), each(w.edge_count, nm), each(w.mid_count, nm), each(w.edge_new, nm), each(w.mid_offset, nm);
+  each(w.slot, cells), each(edge_face_, nm);
+  each(w.area, ne), each(w.centroid_x, ne), each(w.centroid_y, ne), each(w.centroid_z, ne);
+  each(w.length, nf), each(w.normal_x, nf), each(w.normal_y, nf), each(w.normal_z, nf);
+  each(refine_, ne), each(coarsen_, ne);
+  // What growing dropped is derived from the mesh.
+  flag_all(false, false);
+  build_faces();
+  build_geometry();
+}
+
 void TriangleForest::flag_random(double refine_fraction, double coarsen_fraction, std::uint64_t seed, std::uint64_t cycle) {
   forall(backend_, f_.num_elements,
          FlagRandom{f_, refine_fraction, coarsen_fraction, seed, cycle, refine_.data(), coarsen_.data()});
@@ -397,37 +475,31 @@ AdaptReport TriangleForest::adapt() {
   // Counts and offsets.
   grow(b, w.state, nm, "edge actions");
   forall(b, nm, EdgeActions{from, w.delta.data(), w.state.data()});
-  grow(b, w.edge_keep, nm, "kept edges"), grow(b, w.splits, nm, "split edges"), grow(b, w.new_nodes, nm, "new midpoints");
-  grow(b, w.node_keep, nn, "kept nodes"), grow(b, w.elem_count, ne, "new elements"), grow(b, w.refined, ne, "refined elements");
-  forall(b, nm, EdgeCounts{from, w.delta.data(), w.state.data(), w.edge_keep.data(), w.splits.data(), w.new_nodes.data()});
-  forall(b, nn, NodeKeep{from, w.state.data(), w.node_keep.data()});
-  forall(b, ne, ElementCounts{from, w.delta.data(), w.elem_count.data(), w.refined.data()});
-  // Bounds before the 32-bit scans and indices: at most 4 elements per leaf, 2 children per edge plus 3 per leaf,
-  // 2 nodes per edge; the widest rows are [elements][3] and [edges][4] (boundary tangents).
-  const std::int64_t bound = 24 * std::int64_t(ne) + 12 * std::int64_t(nm) + 3 * std::int64_t(nn);
+  grow(b, w.edge_count, nm, "new edges per edge"), grow(b, w.mid_count, nm, "midpoints per edge");
+  grow(b, w.elem_count, ne, "new elements");
+  forall(b, nm, EdgeCounts{from, w.delta.data(), w.state.data(), w.edge_count.data(), w.mid_count.data()});
+  forall(b, ne, ElementCounts{from, w.delta.data(), w.elem_count.data()});
+  // Bounds before the 32-bit scans and indices: at most 4 elements per leaf, 1 + 2 + 6 edges per edge, 2 nodes
+  // per edge; the widest rows are [elements][3] and [edges][4] (boundary tangents).
+  const std::int64_t bound = 12 * std::int64_t(ne) + 36 * std::int64_t(nm) + 2 * std::int64_t(nm) + nn;
   if (bound > std::numeric_limits<index_t>::max()) {
-    const std::int64_t refining = sum(b, ne, Nonzero<index_t>{w.refined.data()});
-    const std::int64_t splitting = sum(b, nm, Nonzero<index_t>{w.splits.data()});
-    fitting(3 * (ne + 3 * refining), "element table entries (three per element)");
-    fitting(4 * (nm + 2 * splitting + 3 * refining), "edge table entries (four per edge)");
-    fitting(nn + 2 * splitting, "nodes");
+    fitting(3 * sum(b, ne, Value<index_t>{w.elem_count.data()}), "element table entries (three per element)");
+    fitting(4 * sum(b, nm, Value<index_t>{w.edge_count.data()}), "edge table entries (four per edge)");
+    fitting(from.root_nodes + sum(b, nm, Value<index_t>{w.mid_count.data()}), "nodes");
   }
   grow(b, w.node_new, nn, "node renumbering"), grow(b, w.edge_new, nm, "edge renumbering");
-  grow(b, w.split_offset, nm, "split offsets"), grow(b, w.mid_offset, nm, "midpoint offsets");
-  grow(b, w.elem_offset, ne, "element offsets"), grow(b, w.refine_offset, ne, "refinement offsets");
+  grow(b, w.mid_offset, nm, "midpoint offsets"), grow(b, w.elem_offset, ne, "element offsets");
   AdaptOffsets o{};
-  o.kept_nodes = exclusive_scan(b, w.node_keep.data(), nn, w.node_new.data());
-  o.kept_edges = exclusive_scan(b, w.edge_keep.data(), nm, w.edge_new.data());
-  o.splits = exclusive_scan(b, w.splits.data(), nm, w.split_offset.data());
-  const index_t midpoints = exclusive_scan(b, w.new_nodes.data(), nm, w.mid_offset.data());
+  const index_t new_edges_total = exclusive_scan(b, w.edge_count.data(), nm, w.edge_new.data());
+  const index_t midpoints = exclusive_scan(b, w.mid_count.data(), nm, w.mid_offset.data());
   const index_t new_elements = exclusive_scan(b, w.elem_count.data(), ne, w.elem_offset.data());
-  const index_t refinements = exclusive_scan(b, w.refined.data(), ne, w.refine_offset.data());
-  o.node_keep = w.node_keep.data(), o.node_new = w.node_new.data(), o.edge_keep = w.edge_keep.data();
-  o.edge_new = w.edge_new.data(), o.split_offset = w.split_offset.data(), o.mid_offset = w.mid_offset.data();
-  o.elem_offset = w.elem_offset.data(), o.refine_offset = w.refine_offset.data(), o.state = w.state.data();
-  o.delta = w.delta.data();
-  const index_t new_nodes_total = o.kept_nodes + midpoints;
-  const index_t new_edges_total = o.kept_edges + 2 * o.splits + 3 * refinements;
+  o.edge_count = w.edge_count.data(), o.edge_new = w.edge_new.data(), o.mid_offset = w.mid_offset.data();
+  o.elem_offset = w.elem_offset.data(), o.state = w.state.data(), o.delta = w.delta.data();
+  o.root_nodes = from.root_nodes;
+  forall(b, nn, NodeNumbers{from, o, w.node_new.data()});
+  o.node_new = w.node_new.data();
+  const index_t new_nodes_total = from.root_nodes + midpoints;
+  const index_t refinements = static_cast<index_t>(sum(b, ne, Refines{w.delta.data()}));
   report.refined = refinements;
   report.coarsened = ((ne - refinements) - (new_elements - 4 * refinements)) / 3;
   report.seconds_counts = clock.lap();
@@ -462,10 +534,7 @@ void TriangleForest::build_faces() {
   Workspace& w = *work_;
   const Backend b = backend_;
   const index_t nm = f_.num_edges;
-  grow(b, w.is_face, nm, "face flags"), grow(b, w.face_of_edge, nm, "face offsets");
-  forall(b, nm, FaceFlags{f_, w.is_face.data()});
-  const index_t nf = exclusive_scan(b, w.is_face.data(), nm, w.face_of_edge.data());
-  faces_scratch_->reserve(b, nf);
+  const index_t nf = static_cast<index_t>(sum(b, nm, IsFace{f_}));
   faces_now_->reserve(b, nf);
   const int colors = 2 * f_.num_colors;
   const std::size_t cells = std::size_t(colors) * std::size_t(f_.num_elements);
@@ -473,14 +542,12 @@ void TriangleForest::build_faces() {
     fitting(std::int64_t(cells), "color-element cells (the face order's table)");
   grow(b, w.slot, cells, "face order table");
   forall(b, index_t(cells), Fill{w.slot.data(), 0});
-  const FacePtrs raw = faces_scratch_->ptrs(nf);
-  forall(b, nm, BuildFaces{f_, w.is_face.data(), w.face_of_edge.data(), raw, w.slot.data()});
+  forall(b, nm, MarkFaces{f_, w.slot.data()});
   const index_t placed = exclusive_scan(b, w.slot.data(), index_t(cells), w.slot.data());
   if (placed != nf) throw std::logic_error("adaptive refinement: two faces of one element share a color");
   grow(b, edge_face_, nm, "edge faces");
-  forall(b, nm, Fill{edge_face_.data(), no_element});
   const FacePtrs faces = faces_now_->ptrs(nf);
-  forall(b, nf, PlaceFaces{raw, faces, w.slot.data(), f_.num_elements, edge_face_.data()});
+  forall(b, nm, BuildFaces{f_, w.slot.data(), faces, edge_face_.data()});
   grow(b, w.color_begin, colors + 1, "color ranges");
   forall(b, colors + 1, ColorBegin{w.slot.data(), f_.num_elements, nf, colors, w.color_begin.data()});
   color_begin_ = head(w.color_begin, colors + 1);
@@ -530,14 +597,13 @@ std::size_t TriangleForest::bytes() const {
     add(a->edge_color), add(a->edge_boundary), add(a->edge_flags), add(a->edge_shift), add(a->edge_elem);
     add(a->edge_local), add(a->edge_tangent);
   }
-  for (const FaceArrays* fa : {faces_now_.get(), faces_scratch_.get()}) {
+  for (const FaceArrays* fa : {faces_now_.get()}) {
     add(fa->left), add(fa->right), add(fa->left_local), add(fa->right_local), add(fa->left_half), add(fa->right_half);
     add(fa->color), add(fa->boundary), add(fa->edge), add(fa->vertices);
   }
   const Workspace& w = *work_;
-  add(w.delta), add(w.raise), add(w.state), add(w.edge_keep), add(w.splits), add(w.new_nodes), add(w.node_keep);
-  add(w.elem_count), add(w.refined), add(w.node_new), add(w.edge_new), add(w.split_offset), add(w.mid_offset);
-  add(w.elem_offset), add(w.refine_offset), add(w.is_face), add(w.face_of_edge), add(w.slot), add(w.color_begin);
+  add(w.delta), add(w.raise), add(w.state), add(w.edge_count), add(w.mid_count), add(w.elem_count);
+  add(w.node_new), add(w.edge_new), add(w.mid_offset), add(w.elem_offset), add(w.slot), add(w.color_begin);
   add(w.area), add(w.centroid_x), add(w.centroid_y), add(w.centroid_z), add(w.length), add(w.normal_x), add(w.normal_y);
   add(w.normal_z);
   add(edge_face_), add(refine_), add(coarsen_);

@@ -99,6 +99,12 @@ class TriangleForest {
   void refine_to(const std::vector<index_t>& root, const std::vector<std::int64_t>& path,
                  const std::vector<std::int8_t>& level, const std::string& source);
 
+  /// Sizes the storage of adaptations for meshes of up to these counts (AdaptReport's elements, nodes, edges,
+  /// faces), so that adaptations below them allocate nothing: a solver that knows its budget reserves once
+  /// instead of growing its arrays as the mesh grows, and touches no fresh memory during the run. Clears the
+  /// flags.
+  void reserve(index_t elements, index_t nodes, index_t edges, index_t faces);
+
   /// Refines and coarsens by the flags (refinement wins; a group coarsens only as a whole), keeps the mesh
   /// 1-irregular, maps colors, regroups faces and checks the result.
   AdaptReport adapt();
@@ -137,7 +143,7 @@ class TriangleForest {
   FacePtrs faces_{};
   PeriodicShifts shifts_{};
   std::shared_ptr<Arrays> arrays_, spare_;  // the current mesh, and where the next one is built
-  std::shared_ptr<FaceArrays> faces_now_, faces_scratch_;
+  std::shared_ptr<FaceArrays> faces_now_;
   std::shared_ptr<Workspace> work_;
   RawArray<index_t> edge_face_;
   RawArray<std::uint8_t> refine_, coarsen_;

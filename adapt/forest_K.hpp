@@ -236,12 +236,38 @@ struct EdgeActions {
   }
 };
 
-/// Per edge: 1 if it stays, 1 if it splits, and the midpoint nodes it makes (two on a periodic edge).
+/// Whether leaf e has `edge` as its own local edge 0 and refines: its three interior edges then go right after
+/// that edge (and its children) in the new numbering.
+KEMPE_HD bool refines_on_edge0(const ForestPtrs& f, const std::int8_t* delta, index_t edge, int side) {
+  const index_t e = f.edge_elem[2 * edge + side];
+  return e != no_element && f.edge_local[2 * edge + side] == 0 && delta[e] > 0;
+}
+
+/// The new edges that come from old edge `edge`: its two children when it splits now, then the interior edges of
+/// the leaves that refine and have it as their local edge 0 (side 0's leaf first).
+KEMPE_HD index_t edges_made(const ForestPtrs& f, const std::uint8_t* state, const std::int8_t* delta, index_t edge) {
+  return ((state[edge] & edge_splits) ? 2 : 0) + (refines_on_edge0(f, delta, edge, 0) ? 3 : 0) +
+         (refines_on_edge0(f, delta, edge, 1) ? 3 : 0);
+}
+/// Whether `edge` is the first of its parent's two children (the second is edge + 1: siblings are numbered
+/// next to each other at every adaptation).
+KEMPE_HD bool is_first_child(const ForestPtrs& f, index_t edge) {
+  const index_t parent = f.edge_parent[edge];
+  return parent != no_element && f.edge_child[parent] == edge;
+}
+
+/// Per old edge, what the new numbering gives it. Edges: none when it goes; else itself, followed by the edges
+/// made from it (edges_made), except that a split edge's two children stay next to each other: what is made
+/// from a first child follows its sibling, before what is made from the sibling itself. Nodes: the midpoints
+/// it has after the adaptation (two on a periodic edge), in edge order after the start mesh's nodes. Numbering
+/// new edges and midpoints next to the old edge they come from keeps edges, nodes and elements in one order
+/// (elements are in tree order), so that a pass over the leaves finds their edges and nodes nearby in memory
+/// instead of scattered over it, as appending them would leave them after a few adaptations.
 struct EdgeCounts {
   ForestPtrs f;
   const std::int8_t* delta;
   const std::uint8_t* state;
-  index_t *keep, *splits, *new_nodes;
+  index_t *edges, *midpoints;
   KEMPE_HD void operator()(index_t edge) const {
     bool kept = true;
     const index_t parent = f.edge_parent[edge];
@@ -252,19 +278,18 @@ struct EdgeCounts {
       const index_t e = f.edge_elem[2 * edge + 1];
       kept = !(e != no_element && delta[e] < 0);
     }
-    keep[edge] = kept;
     const bool split = state[edge] & edge_splits;
-    splits[edge] = split;
-    new_nodes[edge] = split ? ((f.edge_flags[edge] & edge_periodic) ? 2 : 1) : 0;
-  }
-};
-
-struct NodeKeep {
-  ForestPtrs f;
-  const std::uint8_t* state;
-  index_t* keep;
-  KEMPE_HD void operator()(index_t n) const {
-    keep[n] = n < f.root_nodes || !(state[f.node_edge[n]] & edge_unsplits);
+    const bool split_after = kept && (split || (f.edge_child[edge] != no_element && !(state[edge] & edge_unsplits)));
+    index_t count = 0;
+    if (kept) {
+      count = 1;
+      if (!is_first_child(f, edge)) {
+        count += edges_made(f, state, delta, edge);
+        if (f.edge_parent[edge] != no_element) count += edges_made(f, state, delta, edge - 1);  // its sibling's
+      }
+    }
+    edges[edge] = count;
+    midpoints[edge] = split_after ? ((f.edge_flags[edge] & edge_periodic) ? 2 : 1) : 0;
   }
 };
 
@@ -272,40 +297,67 @@ struct NodeKeep {
 struct ElementCounts {
   ForestPtrs f;
   const std::int8_t* delta;
-  index_t *count, *refined;
+  index_t* count;
   KEMPE_HD void operator()(index_t e) const {
     const int d = delta[e];
     count[e] = d > 0 ? 4 : d == 0 ? 1 : (child_number(f.elem_path[e], f.elem_level[e]) == 0 ? 1 : 0);
-    refined[e] = d > 0;
   }
 };
 
-/// Where the new arrays put what the old ones had: exclusive prefix sums of the counts above.
-struct AdaptOffsets {
-  const index_t* node_keep;   ///< [old nodes] 0/1
-  const index_t* node_new;    ///< [old nodes] new index of a kept node
-  const index_t* edge_keep;   ///< [old edges] 0/1
-  const index_t* edge_new;    ///< [old edges] new index of a kept edge
-  const index_t* split_offset;  ///< [old edges] children of a splitting edge at kept_edges + 2 * this
-  const index_t* mid_offset;    ///< [old edges] its new midpoints at kept_nodes + this
-  const index_t* elem_offset;   ///< [old elements] first new element
-  const index_t* refine_offset;  ///< [old elements] interior edges of a refining one at kept_edges + 2 * splits + 3 * this
-  const std::uint8_t* state;
+struct Refines {
   const std::int8_t* delta;
-  index_t kept_nodes = 0, kept_edges = 0, splits = 0;
+  KEMPE_HD int operator()(index_t e) const { return delta[e] > 0; }
 };
 
-/// The new index of the midpoint of old edge `edge` as seen from `side`, once it is split (now or before).
+/// Where the new arrays put what the old ones had: exclusive prefix sums of the counts above. The start mesh's
+/// nodes keep their indices; every other node is the midpoint of a split edge, numbered in the order of its edge.
+struct AdaptOffsets {
+  const index_t* edge_count;   ///< [old edges] EdgeCounts: 0 when the edge goes
+  const index_t* edge_new;     ///< [old edges] new index of a kept edge (exclusive scan of edge_count)
+  const index_t* mid_offset;   ///< [old edges] its midpoints at root_nodes + this (exclusive scan of EdgeCounts::midpoints)
+  const index_t* node_new;     ///< [old nodes] new index of a kept node, no_element for one that goes
+  const index_t* elem_offset;  ///< [old elements] first new element
+  const std::uint8_t* state;
+  const std::int8_t* delta;
+  index_t root_nodes = 0;
+};
+
+/// The new index of the midpoint of old edge `edge` as seen from `side`, once it is split (now or before): side
+/// 1's is the second of a periodic edge's two.
 KEMPE_HD index_t new_midpoint(const ForestPtrs& f, const AdaptOffsets& o, index_t edge, int side) {
-  if (o.state[edge] & edge_splits)
-    return o.kept_nodes + o.mid_offset[edge] + ((f.edge_flags[edge] & edge_periodic) && side == 1 ? 1 : 0);
-  return o.node_new[f.edge_mid[2 * edge + side]];
+  return o.root_nodes + o.mid_offset[edge] + ((f.edge_flags[edge] & edge_periodic) && side == 1 ? 1 : 0);
+}
+/// The new index of the first edge made from old edge `edge` (EdgeCounts says where they go).
+KEMPE_HD index_t first_made(const ForestPtrs& f, const AdaptOffsets& o, index_t edge) {
+  if (is_first_child(f, edge)) return o.edge_new[edge + 1] + 1;
+  index_t at = o.edge_new[edge] + 1;
+  if (f.edge_parent[edge] != no_element) at += edges_made(f, o.state, o.delta, edge - 1);
+  return at;
 }
 /// The new index of the first child of old edge `edge`, once it is split.
 KEMPE_HD index_t new_first_child(const ForestPtrs& f, const AdaptOffsets& o, index_t edge) {
-  if (o.state[edge] & edge_splits) return o.kept_edges + 2 * o.split_offset[edge];
+  if (o.state[edge] & edge_splits) return first_made(f, o, edge);
   return o.edge_new[f.edge_child[edge]];
 }
+
+/// New node numbers: the start mesh's stay; a midpoint follows its edge (none when the edge unsplits).
+struct NodeNumbers {
+  ForestPtrs f;
+  AdaptOffsets o;
+  index_t* node_new;
+  KEMPE_HD void operator()(index_t n) const {
+    if (n < f.root_nodes) {
+      node_new[n] = n;
+      return;
+    }
+    const index_t edge = f.node_edge[n];
+    if (o.edge_count[edge] == 0 || (o.state[edge] & edge_unsplits)) {
+      node_new[n] = no_element;
+      return;
+    }
+    node_new[n] = o.root_nodes + o.mid_offset[edge] + (f.edge_mid[2 * edge] == n ? 0 : 1);
+  }
+};
 
 /// Writes edge i of `to` as a leaf edge (no children, no midpoint).
 KEMPE_HD void set_leaf_edge(const ForestPtrs& to, index_t i, index_t parent, int color, std::int32_t boundary,
@@ -363,8 +415,8 @@ struct MoveNodes {
   ForestPtrs from, to;
   AdaptOffsets o;
   KEMPE_HD void operator()(index_t n) const {
-    if (!o.node_keep[n]) return;
     const index_t m = o.node_new[n];
+    if (m == no_element) return;
     to.x[m] = from.x[n];
     to.y[m] = from.y[n];
     to.z[m] = from.z[n];
@@ -389,7 +441,7 @@ struct NewMidpoints {
       const CurveMiddle c = curve_middle(from.x[a], from.y[a], from.x[b], from.y[b], from.edge_tangent + 4 * edge);
       mx = c.x, my = c.y;
     }
-    const index_t first = o.kept_nodes + o.mid_offset[edge];
+    const index_t first = o.root_nodes + o.mid_offset[edge];
     const index_t new_edge = o.edge_new[edge];
     if (from.edge_flags[edge] & edge_periodic) {
       const int k = from.edge_shift[edge];
@@ -413,7 +465,7 @@ struct MoveEdges {
   ForestPtrs from, to;
   AdaptOffsets o;
   KEMPE_HD void operator()(index_t edge) const {
-    if (!o.edge_keep[edge]) return;
+    if (o.edge_count[edge] == 0) return;
     const index_t m = o.edge_new[edge];
     const std::uint8_t st = o.state[edge];
     const index_t parent = from.edge_parent[edge];
@@ -429,7 +481,7 @@ struct MoveEdges {
     if (from.edge_tangent != nullptr)
       for (int k = 0; k < 4; ++k) to.edge_tangent[4 * m + k] = from.edge_tangent[4 * edge + k];
     if (st & edge_splits) {
-      const index_t c = o.kept_edges + 2 * o.split_offset[edge];
+      const index_t c = first_made(from, o, edge);
       const int K = from.num_colors;
       const int c0 = from.edge_color[edge];
       const auto periodic = static_cast<std::uint8_t>(from.edge_flags[edge] & edge_periodic);
@@ -500,7 +552,9 @@ struct BuildElements {
       first[j] = s[j] == 0 ? c : c + 1;
       second[j] = s[j] == 0 ? c + 1 : c;
     }
-    const index_t inner = o.kept_edges + 2 * o.splits + 3 * o.refine_offset[e];  // interior edges I0 I1 I2
+    // Interior edges I0 I1 I2 follow edge 0 (and its children when it splits now), after side 0's leaf's.
+    const index_t inner = first_made(from, o, ed[0]) + ((o.state[ed[0]] & edge_splits) ? 2 : 0) +
+                          (s[0] == 1 && refines_on_edge0(from, o.delta, ed[0], 0) ? 3 : 0);
     const unsigned s0 = unsigned(s[0]), s1 = unsigned(s[1]), s2 = unsigned(s[2]);
     const std::uint64_t step = std::uint64_t(1) << (2 * level);
     // Interior edge I_j lies between the centre child (side 1) and a corner child (side 0) and is parallel to
@@ -535,87 +589,94 @@ struct ScatterIncidence {
   }
 };
 
-/// A face for each leaf edge that a leaf has itself.
-struct FaceFlags {
+/// The sides of leaf edge `edge` as a face: the leaf on each side that has the edge itself, or the coarser leaf
+/// that has its parent (then on half of its edge); the lower-numbered leaf is the left one.
+struct FaceSides {
+  index_t elem[2];
+  int local[2], half[2];
+  int left;  ///< which side is the face's left element
+};
+
+/// Fills `s` and says whether `edge` is a face: a leaf edge that a leaf has itself.
+KEMPE_HD bool face_sides(const ForestPtrs& f, index_t edge, FaceSides& s) {
+  if (f.edge_child[edge] != no_element) return false;
+  if (f.edge_elem[2 * edge] == no_element && f.edge_elem[2 * edge + 1] == no_element) return false;
+  const index_t parent = f.edge_parent[edge];
+  for (int side = 0; side < 2; ++side) {
+    s.elem[side] = f.edge_elem[2 * edge + side];
+    s.local[side] = f.edge_local[2 * edge + side];
+    s.half[side] = whole_edge;
+    if (s.elem[side] == no_element && parent != no_element && f.edge_elem[2 * parent + side] != no_element) {
+      s.elem[side] = f.edge_elem[2 * parent + side];
+      s.local[side] = f.edge_local[2 * parent + side];
+      // Side 0 runs along the parent from its first child to its second, side 1 the other way.
+      const bool first_child = f.edge_child[parent] == edge;
+      s.half[side] = (first_child == (side == 0)) ? first_half : second_half;
+    }
+  }
+  s.left = s.elem[0] != no_element ? 0 : 1;
+  if (s.elem[0] != no_element && s.elem[1] != no_element && s.elem[1] < s.elem[0]) s.left = 1;
+  return true;
+}
+
+/// The cell of a face in the [colors][elements] table that orders faces by (color, left element).
+KEMPE_HD std::size_t face_cell(const ForestPtrs& f, index_t edge, const FaceSides& s) {
+  return std::size_t(f.edge_color[edge]) * std::size_t(f.num_elements) + std::size_t(s.elem[s.left]);
+}
+
+struct IsFace {
   ForestPtrs f;
-  index_t* is_face;
-  KEMPE_HD void operator()(index_t edge) const {
-    is_face[edge] = f.edge_child[edge] == no_element &&
-                    (f.edge_elem[2 * edge] != no_element || f.edge_elem[2 * edge + 1] != no_element);
+  KEMPE_HD int operator()(index_t edge) const {
+    FaceSides s;
+    return face_sides(f, edge, s) ? 1 : 0;
   }
 };
 
-/// One face per leaf edge, in edge order: the lower-numbered element is on the left, and a coarse element sees
-/// the face on half of its edge. Faces go in the order of (color, left element), which a valid coloring makes
-/// unique: each face marks its cell of the [colors][elements] table `slot`, whose exclusive prefix sum is then
-/// every face's place, a scan instead of a sort.
-struct BuildFaces {
+/// Faces go in the order of (color, left element), which a valid coloring makes unique: each face marks its cell
+/// of the [colors][elements] table `slot`, whose exclusive prefix sum is then every face's place, a scan instead
+/// of a sort.
+struct MarkFaces {
   ForestPtrs f;
-  const index_t* is_face;
-  const index_t* face_of_edge;  ///< exclusive scan of is_face
-  FacePtrs out;
   index_t* slot;  ///< [2K][elements], zero before
   KEMPE_HD void operator()(index_t edge) const {
-    if (!is_face[edge]) return;
-    const index_t k = face_of_edge[edge];
-    index_t elem[2];
-    int local[2], half[2];
-    const index_t parent = f.edge_parent[edge];
-    for (int s = 0; s < 2; ++s) {
-      elem[s] = f.edge_elem[2 * edge + s];
-      local[s] = f.edge_local[2 * edge + s];
-      half[s] = whole_edge;
-      if (elem[s] == no_element && parent != no_element && f.edge_elem[2 * parent + s] != no_element) {
-        elem[s] = f.edge_elem[2 * parent + s];
-        local[s] = f.edge_local[2 * parent + s];
-        // Side 0 runs along the parent from its first child to its second, side 1 the other way.
-        const bool first_child = f.edge_child[parent] == edge;
-        half[s] = (first_child == (s == 0)) ? first_half : second_half;
-      }
+    FaceSides s;
+    if (face_sides(f, edge, s)) slot[face_cell(f, edge, s)] = 1;
+  }
+};
+
+/// Each face written at its place (the scanned table); each leaf edge learns its face (no_element for others).
+struct BuildFaces {
+  ForestPtrs f;
+  const index_t* place;  ///< exclusive prefix sum of MarkFaces' table
+  FacePtrs out;
+  index_t* edge_face;
+  KEMPE_HD void operator()(index_t edge) const {
+    FaceSides s;
+    if (!face_sides(f, edge, s)) {
+      edge_face[edge] = no_element;
+      return;
     }
-    int l = elem[0] != no_element ? 0 : 1;
-    if (elem[0] != no_element && elem[1] != no_element && elem[1] < elem[0]) l = 1;
-    const int r = 1 - l;
-    out.left[k] = elem[l];
-    out.right[k] = elem[r];
-    out.left_local[k] = static_cast<std::int8_t>(local[l]);
-    out.right_local[k] = static_cast<std::int8_t>(elem[r] == no_element ? -1 : local[r]);
-    out.left_half[k] = static_cast<std::int8_t>(half[l]);
-    out.right_half[k] = static_cast<std::int8_t>(elem[r] == no_element ? whole_edge : half[r]);
+    const index_t k = place[face_cell(f, edge, s)];
+    const int l = s.left, r = 1 - l;
+    out.left[k] = s.elem[l];
+    out.right[k] = s.elem[r];
+    out.left_local[k] = static_cast<std::int8_t>(s.local[l]);
+    out.right_local[k] = static_cast<std::int8_t>(s.elem[r] == no_element ? -1 : s.local[r]);
+    out.left_half[k] = static_cast<std::int8_t>(s.half[l]);
+    out.right_half[k] = static_cast<std::int8_t>(s.elem[r] == no_element ? whole_edge : s.half[r]);
     out.color[k] = f.edge_color[edge];
     out.boundary[k] = f.edge_boundary[edge];
     out.edge[k] = edge;
     // Vertices in the left element's direction: its own edge, or the half of it that this face covers.
-    const index_t* v = f.elem_vertices + 3 * elem[l];
-    index_t a = v[local[l]], b = v[(local[l] + 1) % 3];
-    if (half[l] != whole_edge) {
-      const index_t mid = f.edge_mid[2 * parent + l];
-      if (half[l] == first_half) b = mid; else a = mid;
+    const index_t* v = f.elem_vertices + 3 * s.elem[l];
+    index_t a = v[s.local[l]], b = v[(s.local[l] + 1) % 3];
+    if (s.half[l] != whole_edge) {
+      const index_t mid = f.edge_mid[2 * f.edge_parent[edge] + l];
+      if (s.half[l] == first_half) b = mid; else a = mid;
     }
     out.vertices[2 * k] = a;
     out.vertices[2 * k + 1] = b;
-    slot[std::size_t(f.edge_color[edge]) * std::size_t(f.num_elements) + std::size_t(elem[l])] = 1;
-  }
-};
-
-/// Face arrays in (color, left element) order: face k goes to the place the scanned `slot` table gives it; each
-/// face's edge learns its face.
-struct PlaceFaces {
-  FacePtrs from, to;
-  const index_t* place;  ///< exclusive prefix sum of slot
-  index_t num_elements;
-  index_t* edge_face;
-  KEMPE_HD void operator()(index_t k) const {
-    const index_t i = place[std::size_t(from.color[k]) * std::size_t(num_elements) + std::size_t(from.left[k])];
-    to.left[i] = from.left[k], to.right[i] = from.right[k];
-    to.left_local[i] = from.left_local[k], to.right_local[i] = from.right_local[k];
-    to.left_half[i] = from.left_half[k], to.right_half[i] = from.right_half[k];
-    to.color[i] = from.color[k];
-    to.boundary[i] = from.boundary[k];
-    to.edge[i] = from.edge[k];
-    to.vertices[2 * i] = from.vertices[2 * k];
-    to.vertices[2 * i + 1] = from.vertices[2 * k + 1];
-    edge_face[from.edge[k]] = i;
+    edge_face[edge] = k;
   }
 };
 

@@ -14,10 +14,10 @@
 
 namespace kempe::test {
 
-/// The mesh as `kempe adapt` starts from it: colored and ordered by color_renumber.
-inline Mesh adapt_start(Mesh mesh) {
+/// The mesh as `kempe adapt` starts from it: colored and ordered (by color_renumber unless `order` names another).
+inline Mesh adapt_start(Mesh mesh, const char* order = "color_renumber") {
   FaceColoring coloring = color_faces(mesh, ColoringOptions{});
-  apply_ordering(mesh, coloring, find_ordering("color_renumber").compute(mesh, coloring));
+  apply_ordering(mesh, coloring, find_ordering(order).compute(mesh, coloring));
   return mesh;
 }
 

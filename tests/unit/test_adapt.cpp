@@ -6,11 +6,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "adapt/forest.hpp"
 #include "base/threads.hpp"
@@ -421,6 +424,95 @@ TEST(Forest, SameResultForAnyThreadCount) {
   EXPECT_EQ(results[0].face_left, results[1].face_left);
   EXPECT_EQ(results[0].face_right, results[1].face_right);
   EXPECT_EQ(results[0].face_color, results[1].face_color);
+}
+
+TEST(Forest, SameResultForAnyThreadCountWhereScansSplitAmongThreads) {
+  // Large enough that the scans (edges, midpoints, the face order's table) run split among the threads.
+  const Mesh mesh = adapt_start(grid_mesh(40, 1.0, 0.2, 5));
+  adapt::LeafMesh results[3];
+  for (int run = 0; run < 3; ++run) {
+    const int before = cpu_threads();
+    set_cpu_threads(run + 1);
+    adapt::TriangleForest forest(mesh, Backend::cpu, 3);
+    for (int c = 0; c < 3; ++c) {
+      forest.flag_random(0.5, 0.2, 9, std::uint64_t(c));
+      ASSERT_TRUE(forest.adapt().valid());
+    }
+    ASSERT_GT(6 * forest.num_elements(), 1 << 16);
+    results[run] = forest.to_host();
+    set_cpu_threads(before);
+  }
+  for (int run = 1; run < 3; ++run) {
+    EXPECT_EQ(results[0].x, results[run].x) << run + 1 << " threads";
+    EXPECT_EQ(results[0].element_vertices, results[run].element_vertices) << run + 1 << " threads";
+    EXPECT_EQ(results[0].element_edges, results[run].element_edges) << run + 1 << " threads";
+    EXPECT_EQ(results[0].face_left, results[run].face_left) << run + 1 << " threads";
+    EXPECT_EQ(results[0].face_right, results[run].face_right) << run + 1 << " threads";
+    EXPECT_EQ(results[0].face_color, results[run].face_color) << run + 1 << " threads";
+  }
+}
+
+TEST(Forest, EdgesAndMidpointsStayInTheLeavesOrder) {
+  // New edges and midpoints are numbered next to the edge they come from, so that after many adaptations a
+  // leaf's edges and nodes still sit where the leaf sits in its own array (relative position), not appended.
+  // Along a Hilbert curve neighbours are near each other, so a leaf's edges are too; color_renumber puts the
+  // two sides of a face half the mesh apart, and then only the face's left side can be near it.
+  const Mesh mesh = adapt_start(grid_mesh(24, 1.0, 0.2, 6), "hilbert");
+  adapt::TriangleForest forest(mesh, Backend::cpu, 4);
+  for (int c = 0; c < 8; ++c) {
+    forest.flag_random(0.2, 0.2, 3, std::uint64_t(c));
+    ASSERT_TRUE(forest.adapt().valid());
+  }
+  const adapt::LeafMesh m = forest.to_host();
+  const adapt::ForestPtrs& f = forest.arrays();
+  const double ne = m.num_elements(), nm = f.num_edges, midpoints = f.num_nodes - f.root_nodes;
+  ASSERT_GT(midpoints, 0);
+  double edge_shift = 0, node_shift = 0;
+  int node_count = 0;
+  for (index_t e = 0; e < m.num_elements(); ++e)
+    for (int j = 0; j < 3; ++j) {
+      edge_shift += std::abs(m.element_edges[3 * e + j] / nm - e / ne);
+      const index_t v = m.element_vertices[3 * e + j];
+      if (v >= f.root_nodes) node_shift += std::abs((v - f.root_nodes) / midpoints - e / ne), ++node_count;
+    }
+  edge_shift /= 3 * ne;
+  node_shift /= node_count;
+  std::printf("mean distance between a leaf and its edges %.4f, its midpoints %.4f (share of the arrays)\n", edge_shift,
+              node_shift);
+  EXPECT_LT(edge_shift, 0.02);
+  EXPECT_LT(node_shift, 0.02);
+}
+
+TEST(Forest, ReservedStorageGivesTheSameMeshesAndStopsGrowing) {
+  const Mesh mesh = planar_mesh();
+  adapt::TriangleForest grown(mesh, Backend::cpu, 3), reserved(mesh, Backend::cpu, 3);
+  std::vector<adapt::AdaptReport> reports;
+  for (int c = 0; c < 6; ++c) {
+    grown.flag_random(0.3, 0.2, 5, std::uint64_t(c));
+    reports.push_back(grown.adapt());
+  }
+  adapt::AdaptReport peak;
+  for (const adapt::AdaptReport& r : reports) {
+    peak.elements = std::max(peak.elements, r.elements), peak.nodes = std::max(peak.nodes, r.nodes);
+    peak.edges = std::max(peak.edges, r.edges), peak.faces = std::max(peak.faces, r.faces);
+  }
+  reserved.reserve(peak.elements, peak.nodes, peak.edges, peak.faces);
+  EXPECT_EQ(reserved.check().failures, 0);  // faces and geometry rebuilt in the reserved storage
+  adapt::TriangleForest again(mesh, Backend::cpu, 3);
+  const std::size_t bytes = reserved.bytes();
+  for (int c = 0; c < 6; ++c) {
+    reserved.flag_random(0.3, 0.2, 5, std::uint64_t(c));
+    again.flag_random(0.3, 0.2, 5, std::uint64_t(c));
+    ASSERT_TRUE(reserved.adapt().valid());
+    ASSERT_TRUE(again.adapt().valid());
+    const adapt::LeafMesh a = reserved.to_host(), b = again.to_host();
+    ASSERT_EQ(a.x, b.x) << "cycle " << c;
+    ASSERT_EQ(a.element_vertices, b.element_vertices) << "cycle " << c;
+    ASSERT_EQ(a.face_left, b.face_left) << "cycle " << c;
+    ASSERT_EQ(a.face_color, b.face_color) << "cycle " << c;
+    ASSERT_EQ(a.area, b.area) << "cycle " << c;
+    EXPECT_EQ(reserved.bytes(), bytes) << "cycle " << c << " grew an array";
+  }
 }
 
 TEST(Forest, RefusesWhatItCannotAdapt) {
