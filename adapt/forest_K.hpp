@@ -744,7 +744,7 @@ struct FaceGeometry {
   }
 };
 
-/// The O(faces) check of an adapted mesh/// The O(faces) check of an adapted mesh, per leaf: each of its edges is covered by its own face or by the two
+/// The O(faces) check of an adapted mesh, per leaf: each of its edges is covered by its own face or by the two
 /// faces of its halves, each naming this leaf on the right side with the right local edge and half; their colors
 /// are distinct and below 2K; neighbours differ by at most one level. Returns the number of failures (0 or more).
 struct CheckElement {

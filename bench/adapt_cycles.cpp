@@ -11,6 +11,9 @@
 // at almost every cycle, and fresh memory costs time (the kernel maps and zeroes it); a solver whose mesh
 // size settles, or that reserves its budget, does not pay that. So the same cycles run again on a forest that
 // reserved storage for the largest mesh of the first run (TriangleForest::reserve): "reserved" columns.
+// Beside them, one SSP-RK3 step of the DG solver at p = 2 (colored strategy, Rusanov flux, double precision) on a
+// conforming mesh with as many triangles as the cycles' input: what a cycle is measured against.
+// Compiled by nvcc in a CUDA build, so that the solver's step runs on either backend.
 // Usage: kempe_bench_adapt [cpu|cuda] [N...]   (default: cpu 90 180 360 720, 16k to 1M start triangles)
 #include <algorithm>
 #include <chrono>
@@ -25,6 +28,7 @@
 #include "coloring/reorder.hpp"
 #include "mesh/generators.hpp"
 #include "solver/numerics/dg_mesh.hpp"
+#include "solver/numerics/euler_dg.hpp"
 
 namespace {
 
@@ -35,6 +39,31 @@ Mesh prepared(Mesh mesh) {
   FaceColoring coloring = color_faces(mesh, ColoringOptions{});
   apply_ordering(mesh, coloring, find_ordering("color_renumber").compute(mesh, coloring));
   return mesh;
+}
+
+struct FreeStream {
+  template <class Real>
+  KEMPE_HD void operator()(std::int32_t, const Real*, Real, Real, Real, Real, Real, Real* out) const {
+    euler::conserved(Real(1), Real(0.5), Real(0.2), Real(1), Real(1.4), out);
+  }
+};
+
+/// Seconds of one SSP-RK3 step at p = 2 on `mesh` (the median of five, after one that touches every page).
+double rk3_step_seconds(const Mesh& mesh, Backend backend) {
+  dg::EulerDG<2, double, euler::Flux::rusanov, FreeStream> solver(mesh, 1.4, FreeStream{}, dg::Strategy::colored, backend);
+  solver.project([](double x, double y, double* u) {
+    euler::conserved(1 + 0.1 * std::sin(x), 0.5, 0.2 + 0.05 * std::cos(y), 1.0, 1.4, u);
+  });
+  const double dt = solver.stable_dt(0.1);
+  std::vector<double> seconds;
+  for (int s = 0; s < 6; ++s) {
+    const auto t0 = Clock::now();
+    solver.step(dg::Integrator::ssprk3, dt);
+    if (backend == Backend::cuda) device_synchronize("an SSP-RK3 step");
+    if (s > 0) seconds.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  std::sort(seconds.begin(), seconds.end());
+  return seconds[seconds.size() / 2];
 }
 
 double median(std::vector<double> v) {
@@ -103,8 +132,8 @@ int main(int argc, char** argv) {
   constexpr int warm = 2, cycles = 3, max_level = 3;
   std::printf("| start triangles | leaves (input) | hanging faces | cycle (ms) | leaves/s | flags+balance | counts | build | "
               "faces | geometry | check | DG tables (ms) | cycle, reserved (ms) | leaves/s, reserved | "
-              "recolor from scratch (ms) |\n"
-              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+              "recolor from scratch (ms) | SSP-RK3 step, p = 2 (ms) |\n"
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const int n : sizes) {
     const Mesh mesh = prepared(grid_mesh(n, 1.0, 0.2, 1));
     Run grown, reserved;
@@ -125,11 +154,12 @@ int main(int argc, char** argv) {
     const auto t0 = Clock::now();
     const FaceColoring recolored = color_faces(same_size, ColoringOptions{});
     const double recolor = std::chrono::duration<double>(Clock::now() - t0).count();
-    std::printf("| %d | %.0f | %d | %.2f | %.3g | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.3g | %.1f (%d colors) |\n",
+    const double step = rk3_step_seconds(prepared(std::move(same_size)), backend);
+    std::printf("| %d | %.0f | %d | %.2f | %.3g | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.3g | %.1f (%d colors) | %.2f |\n",
                 mesh.num_elements(), input, grown.last.hanging_faces, 1e3 * median(grown.total), median(grown.rate),
                 1e3 * median(grown.balance), 1e3 * median(grown.counts), 1e3 * median(grown.build), 1e3 * median(grown.faces),
                 1e3 * median(grown.geometry), 1e3 * median(grown.check), 1e3 * median(grown.tables),
-                1e3 * median(reserved.total), median(reserved.rate), 1e3 * recolor, recolored.num_colors);
+                1e3 * median(reserved.total), median(reserved.rate), 1e3 * recolor, recolored.num_colors, 1e3 * step);
     std::fflush(stdout);
   }
   return 0;
