@@ -117,8 +117,16 @@ BlockCache& block_cache() {
 
 }  // namespace
 
+// Under AddressSanitizer every array comes from operator new, where the sanitizer guards its bounds (it does not
+// watch mapped blocks).
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool keep_large_blocks = false;
+#else
+constexpr bool keep_large_blocks = true;
+#endif
+
 void* host_allocate(std::size_t bytes, const char* what) {
-  if (bytes >= large_block) return block_cache().take(bytes, what);
+  if (keep_large_blocks && bytes >= large_block) return block_cache().take(bytes, what);
   try {
     return ::operator new(bytes, std::align_val_t(64));
   } catch (const std::bad_alloc&) {
@@ -131,7 +139,7 @@ void host_release(void* p, std::size_t bytes) noexcept {
   // The cache's records, not the size given, say which kind of block p is: a caller that passes another size
   // (Thrust's allocator interface) cannot free a mapped block with operator delete.
   (void)bytes;
-  if (block_cache().give(p)) return;
+  if (keep_large_blocks && block_cache().give(p)) return;
   ::operator delete(p, std::align_val_t(64));
 }
 
