@@ -511,7 +511,6 @@ AdaptReport TriangleForest::adapt() {
   forall(b, nm, NewMidpoints{from, to, o, shifts_});
   forall(b, nm, MoveEdges{from, to, o});
   forall(b, ne, BuildElements{from, to, o});
-  forall(b, new_edges_total, ClearIncidence{to});
   forall(b, new_elements, ScatterIncidence{to});
   std::swap(arrays_, spare_);
   f_ = to;

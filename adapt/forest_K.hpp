@@ -359,7 +359,15 @@ struct NodeNumbers {
   }
 };
 
-/// Writes edge i of `to` as a leaf edge (no children, no midpoint).
+/// Clears edge i's incidence (ScatterIncidence fills it once every new edge is written).
+KEMPE_HD void clear_incidence(const ForestPtrs& to, index_t i) {
+  to.edge_elem[2 * i] = no_element;
+  to.edge_elem[2 * i + 1] = no_element;
+  to.edge_local[2 * i] = -1;
+  to.edge_local[2 * i + 1] = -1;
+}
+
+/// Writes edge i of `to` as a leaf edge (no children, no midpoint, no incidence yet).
 KEMPE_HD void set_leaf_edge(const ForestPtrs& to, index_t i, index_t parent, int color, std::int32_t boundary,
                             std::uint8_t flags, std::uint8_t shift, const double* tangent = nullptr) {
   if (to.edge_tangent != nullptr)
@@ -372,6 +380,7 @@ KEMPE_HD void set_leaf_edge(const ForestPtrs& to, index_t i, index_t parent, int
   to.edge_boundary[i] = boundary;
   to.edge_flags[i] = flags;
   to.edge_shift[i] = shift;
+  clear_incidence(to, i);
 }
 
 /// The first and second vertex of `edge` as seen from side s (whose leaf must have the edge itself).
@@ -460,7 +469,8 @@ struct NewMidpoints {
 
 /// Kept edges in their new places, and the two children of each splitting edge: Alg. 4 of Giuliani &
 /// Krivodonova (2017), child m of a face of color c gets ((c + 3m - 4) mod 6) + 1 in the paper's 1-based
-/// colors, here with K start colors: the first child keeps c, the second gets (c + K) mod 2K.
+/// colors, here with K start colors: the first child keeps c, the second gets (c + K) mod 2K. With the interior
+/// edges of BuildElements every new edge is written once, its incidence cleared for ScatterIncidence.
 struct MoveEdges {
   ForestPtrs from, to;
   AdaptOffsets o;
@@ -478,6 +488,7 @@ struct MoveEdges {
     to.edge_boundary[m] = from.edge_boundary[edge];
     to.edge_flags[m] = from.edge_flags[edge];
     to.edge_shift[m] = from.edge_shift[edge];
+    clear_incidence(to, m);
     if (from.edge_tangent != nullptr)
       for (int k = 0; k < 4; ++k) to.edge_tangent[4 * m + k] = from.edge_tangent[4 * edge + k];
     if (st & edge_splits) {
@@ -564,16 +575,6 @@ struct BuildElements {
     set(m + 2, mid[2], mid[1], vn[2], inner + 0, second[1], first[2], 0u | (s1 << 1) | (s2 << 2), level + 1, path + 2 * step, root);
     set(m + 3, mid[1], mid[2], mid[0], inner + 0, inner + 1, inner + 2, 7u, level + 1, path + 3 * step, root);
     for (int j = 0; j < 3; ++j) set_leaf_edge(to, inner + j, no_element, from.edge_color[ed[j]], no_boundary, edge_interior, 0);
-  }
-};
-
-struct ClearIncidence {
-  ForestPtrs f;
-  KEMPE_HD void operator()(index_t edge) const {
-    f.edge_elem[2 * edge] = no_element;
-    f.edge_elem[2 * edge + 1] = no_element;
-    f.edge_local[2 * edge] = -1;
-    f.edge_local[2 * edge + 1] = -1;
   }
 };
 
