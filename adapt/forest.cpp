@@ -596,10 +596,9 @@ std::size_t TriangleForest::bytes() const {
     add(a->edge_color), add(a->edge_boundary), add(a->edge_flags), add(a->edge_shift), add(a->edge_elem);
     add(a->edge_local), add(a->edge_tangent);
   }
-  for (const FaceArrays* fa : {faces_now_.get()}) {
-    add(fa->left), add(fa->right), add(fa->left_local), add(fa->right_local), add(fa->left_half), add(fa->right_half);
-    add(fa->color), add(fa->boundary), add(fa->edge), add(fa->vertices);
-  }
+  const FaceArrays& fa = *faces_now_;
+  add(fa.left), add(fa.right), add(fa.left_local), add(fa.right_local), add(fa.left_half), add(fa.right_half);
+  add(fa.color), add(fa.boundary), add(fa.edge), add(fa.vertices);
   const Workspace& w = *work_;
   add(w.delta), add(w.raise), add(w.state), add(w.edge_count), add(w.mid_count), add(w.elem_count);
   add(w.node_new), add(w.edge_new), add(w.mid_offset), add(w.elem_offset), add(w.slot), add(w.color_begin);

@@ -29,6 +29,7 @@
 #include "mesh/generators.hpp"
 #include "solver/numerics/dg_mesh.hpp"
 #include "solver/numerics/euler_dg.hpp"
+#include "free_stream.hpp"
 
 namespace {
 
@@ -41,12 +42,7 @@ Mesh prepared(Mesh mesh) {
   return mesh;
 }
 
-struct FreeStream {
-  template <class Real>
-  KEMPE_HD void operator()(std::int32_t, const Real*, Real, Real, Real, Real, Real, Real* out) const {
-    euler::conserved(Real(1), Real(0.5), Real(0.2), Real(1), Real(1.4), out);
-  }
-};
+using bench::FreeStream;
 
 /// Seconds of one SSP-RK3 step at p = 2 on `mesh` (the median of five, after one that touches every page).
 double rk3_step_seconds(const Mesh& mesh, Backend backend) {

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "../tests/unit/dg_cases.hpp"
+#include "free_stream.hpp"
 
 namespace {
 
@@ -67,12 +68,7 @@ double copy_bandwidth() {
   return 2.0 * double(bytes) / seconds;
 }
 
-struct FreeStream {
-  template <class Real>
-  KEMPE_HD void operator()(std::int32_t, const Real*, Real, Real, Real, Real, Real, Real* out) const {
-    euler::conserved(Real(1), Real(0.5), Real(0.2), Real(1), Real(1.4), out);
-  }
-};
+using bench::FreeStream;
 
 Mesh colored_mesh(Mesh mesh, const char* algorithm, const char* ordering) {
   FaceColoring coloring = color_faces(mesh, {algorithm, 1});

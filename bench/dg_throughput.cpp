@@ -20,18 +20,14 @@
 #include "coloring/coloring.hpp"
 #include "coloring/reorder.hpp"
 #include "solver/numerics/euler_dg.hpp"
+#include "free_stream.hpp"
 
 namespace {
 
 using namespace kempe;
 using Clock = std::chrono::steady_clock;
 
-struct FreeStream {
-  template <class Real>
-  KEMPE_HD void operator()(std::int32_t, const Real*, Real, Real, Real, Real, Real, Real* out) const {
-    euler::conserved(Real(1), Real(0.5), Real(0.2), Real(1), Real(1.4), out);
-  }
-};
+using bench::FreeStream;
 
 double copy_bandwidth() {
   const std::size_t n = std::size_t(1) << 26;  // 512 MiB of doubles, far beyond the caches

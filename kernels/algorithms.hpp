@@ -50,7 +50,7 @@ struct ThrustScratch {
 struct HostScratch {
   using value_type = char;
   char* allocate(std::ptrdiff_t bytes) { return static_cast<char*>(host_allocate(std::size_t(bytes), "Thrust's temporary storage")); }
-  void deallocate(char* p, std::size_t bytes) noexcept { host_release(p, bytes); }
+  void deallocate(char* p, std::size_t) noexcept { host_release(p); }
 };
 
 /// run(policy) with Thrust's execution policy for `backend`; the CUDA backend only in nvcc-compiled units.

@@ -112,9 +112,10 @@ class Buffer {
 
 /// Host memory for RawArray (kernels/host_memory.cpp): blocks of 2 MiB and more in transparent huge pages, and
 /// released blocks kept for reuse, so that arrays renewed at every adaptation cost no fresh pages. Throws
-/// std::runtime_error naming `what` when the system refuses. host_release takes the size host_allocate was given.
+/// std::runtime_error naming `what` when the system refuses. host_release frees what host_allocate gave (null
+/// does nothing); it knows each block's size itself.
 void* host_allocate(std::size_t bytes, const char* what);
-void host_release(void* p, std::size_t bytes) noexcept;
+void host_release(void* p) noexcept;
 
 /// An array in one backend's memory that starts uninitialized (host_allocate on the CPU, cudaMalloc on the GPU),
 /// for arrays that a kernel writes before anything reads them: zeroing them first (what Buffer does on the CPU)
@@ -137,7 +138,7 @@ class RawArray {
   /// A copy of `host` for `what`.
   RawArray(Backend backend, const std::vector<T>& host, const char* what) : RawArray(backend, host.size(), what) { upload(host); }
   ~RawArray() {
-    if (host_) host_release(host_, size_ * sizeof(T));
+    if (host_) host_release(host_);
     if (device_) device_free(device_);
   }
   RawArray(RawArray&& o) noexcept { swap(o); }

@@ -134,11 +134,9 @@ void* host_allocate(std::size_t bytes, const char* what) {
   }
 }
 
-void host_release(void* p, std::size_t bytes) noexcept {
+void host_release(void* p) noexcept {
   if (p == nullptr) return;
-  // The cache's records, not the size given, say which kind of block p is: a caller that passes another size
-  // (Thrust's allocator interface) cannot free a mapped block with operator delete.
-  (void)bytes;
+  // The cache's records say whether p is a mapped block; anything else came from operator new.
   if (keep_large_blocks && block_cache().give(p)) return;
   ::operator delete(p, std::align_val_t(64));
 }
