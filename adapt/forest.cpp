@@ -447,7 +447,7 @@ void TriangleForest::flag_all(bool refine, bool coarsen) {
   forall(backend_, f_.num_elements, FlagAll{refine_.data(), coarsen_.data(), std::uint8_t(refine), std::uint8_t(coarsen)});
 }
 
-AdaptReport TriangleForest::adapt() {
+AdaptReport TriangleForest::adapt(Check check) {
   AdaptReport report;
   PhaseClock clock(backend_);
   const ForestPtrs from = f_;
@@ -523,7 +523,7 @@ AdaptReport TriangleForest::adapt() {
   report.seconds_faces = clock.lap();
   build_geometry();
   report.seconds_geometry = clock.lap();
-  count(report);
+  count(report, check);
   report.seconds_check = clock.lap();
   report.seconds = clock.total();
   return report;
@@ -566,7 +566,7 @@ void TriangleForest::build_geometry() {
 
 Geometry TriangleForest::geometry() const { return work_->geometry(); }
 
-void TriangleForest::count(AdaptReport& report) const {
+void TriangleForest::count(AdaptReport& report, Check check) const {
   report.elements = f_.num_elements;
   report.faces = faces_.num_faces;
   report.nodes = f_.num_nodes;
@@ -577,13 +577,19 @@ void TriangleForest::count(AdaptReport& report) const {
   report.color_begin = color_begin_;
   report.colors = 0;
   for (std::size_t c = 0; c + 1 < color_begin_.size(); ++c) report.colors += color_begin_[c + 1] > color_begin_[c];
-  report.failures = sum(backend_, f_.num_elements, CheckElement{f_, faces_, edge_face_.data()}) +
-                    sum(backend_, faces_.num_faces, CheckFace{f_, faces_});
+  report.checked = check;
+  if (check == Check::colors)
+    report.failures = sum(backend_, f_.num_elements, CheckColors{f_});
+  else
+    report.failures = sum(backend_, f_.num_elements, CheckElement{f_, faces_, edge_face_.data()}) +
+                      sum(backend_, faces_.num_faces, CheckFace{f_, faces_});
 }
 
-AdaptReport TriangleForest::check() const {
+AdaptReport TriangleForest::check(Check check) const {
   AdaptReport report;
-  count(report);
+  PhaseClock clock(backend_);
+  count(report, check);
+  report.seconds_check = report.seconds = clock.lap();
   return report;
 }
 

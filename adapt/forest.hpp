@@ -36,13 +36,20 @@ namespace kempe::adapt {
 /// The largest refinement level: 2 bits per level of the tree path in 64 bits, and far beyond any memory.
 inline constexpr int max_level_limit = 30;
 
+/// What an adaptation checks. `colors`: every leaf's faces have distinct colors below 2K, as start-up checks a
+/// coloring (O(elements), reading each leaf's edges; CheckColors). `full`: also that the faces cover every leaf
+/// edge once from each side and name the right leaves, local edges and halves, and that neighbours differ by at
+/// most one level (O(faces); CheckElement, CheckFace). Both count failures; neither changes the mesh.
+enum class Check { colors, full };
+
 /// What one adaptation did, and what the check found.
 struct AdaptReport {
   index_t elements = 0, faces = 0, hanging_faces = 0, nodes = 0, edges = 0;
   int min_level = 0, max_level = 0;
   int colors = 0;                    ///< colors with at least one face
   std::vector<index_t> color_begin;  ///< [2K + 1]
-  std::int64_t failures = 0;         ///< what CheckElement and CheckFace found (0 for a valid mesh)
+  std::int64_t failures = 0;         ///< what the check found (0 for a valid mesh)
+  Check checked = Check::full;       ///< which check ran
   bool valid() const { return failures == 0; }
   int balance_passes = 0;  ///< 2:1 balance passes until nothing changed
   index_t refined = 0, coarsened = 0;  ///< leaves refined, groups coarsened
@@ -106,10 +113,11 @@ class TriangleForest {
   void reserve(index_t elements, index_t nodes, index_t edges, index_t faces);
 
   /// Refines and coarsens by the flags (refinement wins; a group coarsens only as a whole), keeps the mesh
-  /// 1-irregular, maps colors, regroups faces and checks the result.
-  AdaptReport adapt();
-  /// The check and the counts of the current mesh.
-  AdaptReport check() const;
+  /// 1-irregular, maps colors, regroups faces and checks the result: its colors at least (a solver's cycle), the
+  /// whole mesh by default.
+  AdaptReport adapt(Check check = Check::full);
+  /// The check and the counts of the current mesh (seconds_check its time).
+  AdaptReport check(Check check = Check::full) const;
 
   LeafMesh to_host() const;
 
@@ -133,7 +141,7 @@ class TriangleForest {
   struct Workspace;   // scratch of one adaptation, kept for the next
   void build_faces();
   void build_geometry();
-  void count(AdaptReport& report) const;
+  void count(AdaptReport& report, Check check) const;
 
   Backend backend_;
   int max_level_;

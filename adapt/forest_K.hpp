@@ -745,6 +745,33 @@ struct FaceGeometry {
   }
 };
 
+/// The coloring check of an adapted mesh, per leaf, as start-up checks a coloring: the faces on its edges (its
+/// own edge's, or the two halves' where a finer neighbour split it) have distinct colors below 2K. Reads the
+/// leaf's edges only, so that every adaptation can afford it. Returns the number of failures (0 or more).
+struct CheckColors {
+  ForestPtrs f;
+  KEMPE_HD int operator()(index_t e) const {
+    int failures = 0;
+    unsigned used = 0;
+    auto take = [&](index_t edge) {
+      const int c = f.edge_color[edge];
+      if (c < 0 || c >= 2 * f.num_colors || (used >> c) & 1u) ++failures;
+      used |= 1u << (c & 31);
+    };
+    for (int j = 0; j < 3; ++j) {
+      const index_t edge = f.elem_edges[3 * e + j];
+      const index_t child = f.edge_child[edge];
+      if (child == no_element) {
+        take(edge);
+      } else {
+        take(child);
+        take(child + 1);
+      }
+    }
+    return failures;
+  }
+};
+
 /// The O(faces) check of an adapted mesh, per leaf: each of its edges is covered by its own face or by the two
 /// faces of its halves, each naming this leaf on the right side with the right local edge and half; their colors
 /// are distinct and below 2K; neighbours differ by at most one level. Returns the number of failures (0 or more).

@@ -404,6 +404,43 @@ TEST(Forest, RefusesSavedLeavesThatAreNotOneIrregular) {
               ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr("unbalanced.kmesh: the refinement tree of its adapted mesh is inconsistent")));
 }
 
+TEST(Forest, ChecksFindABrokenColoringAndABrokenFace) {
+  const Mesh mesh = planar_mesh();
+  adapt::TriangleForest forest(mesh, Backend::cpu, 3);
+  for (int c = 0; c < 3; ++c) {
+    forest.flag_random(0.3, 0.1, 9, std::uint64_t(c));
+    const adapt::AdaptReport r = forest.adapt(adapt::Check::colors);
+    ASSERT_TRUE(r.valid());
+    EXPECT_EQ(r.checked, adapt::Check::colors);
+    ASSERT_TRUE(forest.check().valid());
+  }
+  ASSERT_GT(forest.check().hanging_faces, 0);
+  const adapt::ForestPtrs& f = forest.arrays();
+  const adapt::FacePtrs& faces = forest.faces();
+  // A face whose left side names the wrong local edge: the full check sees it, the colors do not change.
+  const std::int8_t local = faces.left_local[0];
+  faces.left_local[0] = static_cast<std::int8_t>((local + 1) % 3);
+  EXPECT_EQ(forest.check(adapt::Check::colors).failures, 0);
+  EXPECT_GT(forest.check(adapt::Check::full).failures, 0);
+  faces.left_local[0] = local;
+  ASSERT_TRUE(forest.check().valid());
+  // Two faces of one leaf given one color (in the edges and in the faces, as a wrong mapping would): both
+  // checks see it.
+  index_t leaf = 0;
+  while (leaf < f.num_elements &&
+         (f.edge_child[f.elem_edges[3 * leaf]] != no_element || f.edge_child[f.elem_edges[3 * leaf + 1]] != no_element))
+    ++leaf;
+  ASSERT_LT(leaf, f.num_elements);
+  const index_t a = f.elem_edges[3 * leaf], b = f.elem_edges[3 * leaf + 1];
+  f.edge_color[b] = f.edge_color[a];
+  faces.color[forest.edge_faces()[b]] = f.edge_color[a];
+  EXPECT_GT(forest.check(adapt::Check::colors).failures, 0) << "leaf " << leaf;
+  EXPECT_GT(forest.check(adapt::Check::full).failures, 0) << "leaf " << leaf;
+  // A color beyond 2K.
+  f.edge_color[b] = static_cast<std::int8_t>(2 * forest.start_colors());
+  EXPECT_GT(forest.check(adapt::Check::colors).failures, 0);
+}
+
 TEST(Forest, SameResultForAnyThreadCount) {
   const Mesh mesh = planar_mesh();
   adapt::LeafMesh results[2];
