@@ -748,27 +748,32 @@ struct FaceGeometry {
 /// The coloring check of an adapted mesh, per leaf, as start-up checks a coloring: the faces on its edges (its
 /// own edge's, or the two halves' where a finer neighbour split it) have distinct colors below 2K. Reads the
 /// leaf's edges only, so that every adaptation can afford it. Returns the number of failures (0 or more).
+/// The colors of one leaf's faces, as they are taken: counts a color outside [0, 2K) or taken twice.
+struct LeafColors {
+  int colors;  ///< 2K
+  unsigned used = 0;
+  int failures = 0;
+  KEMPE_HD void take(int c) {
+    if (c < 0 || c >= colors || (used >> c) & 1u) ++failures;
+    used |= 1u << (c & 31);
+  }
+};
+
 struct CheckColors {
   ForestPtrs f;
   KEMPE_HD int operator()(index_t e) const {
-    int failures = 0;
-    unsigned used = 0;
-    auto take = [&](index_t edge) {
-      const int c = f.edge_color[edge];
-      if (c < 0 || c >= 2 * f.num_colors || (used >> c) & 1u) ++failures;
-      used |= 1u << (c & 31);
-    };
+    LeafColors taken{2 * f.num_colors};
     for (int j = 0; j < 3; ++j) {
       const index_t edge = f.elem_edges[3 * e + j];
       const index_t child = f.edge_child[edge];
       if (child == no_element) {
-        take(edge);
+        taken.take(f.edge_color[edge]);
       } else {
-        take(child);
-        take(child + 1);
+        taken.take(f.edge_color[child]);
+        taken.take(f.edge_color[child + 1]);
       }
     }
-    return failures;
+    return taken.failures;
   }
 };
 
@@ -786,12 +791,7 @@ struct CheckElement {
   }
   KEMPE_HD int operator()(index_t e) const {
     int failures = 0;
-    unsigned used = 0;
-    auto take = [&](index_t face) {
-      const int c = faces.color[face];
-      if (c < 0 || c >= 2 * f.num_colors || (used >> c) & 1u) ++failures;
-      used |= 1u << (c & 31);
-    };
+    LeafColors taken{2 * f.num_colors};
     for (int j = 0; j < 3; ++j) {
       const index_t edge = f.elem_edges[3 * e + j];
       const int s = side_of(f, e, j);
@@ -799,13 +799,13 @@ struct CheckElement {
       if (child == no_element) {
         const index_t face = edge_face[edge];
         if (!names(face, e, j, whole_edge)) { ++failures; continue; }
-        take(face);
+        taken.take(faces.color[face]);
       } else {
         for (int c = 0; c < 2; ++c) {
           const index_t face = edge_face[child + c];
           const int half = (c == 0) == (s == 0) ? first_half : second_half;
           if (f.edge_child[child + c] != no_element || !names(face, e, j, half)) { ++failures; continue; }
-          take(face);
+          taken.take(faces.color[face]);
         }
       }
     }
@@ -814,7 +814,7 @@ struct CheckElement {
       const int d = int(f.elem_level[n]) - level;
       if (d > 1 || d < -1) ++failures;
     });
-    return failures;
+    return failures + taken.failures;
   }
 };
 
