@@ -620,18 +620,13 @@ KEMPE_HD bool face_sides(const ForestPtrs& f, index_t edge, FaceSides& s) {
   return true;
 }
 
+/// Whether a face color can index the face order's table (CheckColors counts those that cannot).
+KEMPE_HD bool in_color_range(const ForestPtrs& f, int c) { return c >= 0 && c < 2 * f.num_colors; }
+
 /// The cell of a face in the [colors][elements] table that orders faces by (color, left element).
 KEMPE_HD std::size_t face_cell(const ForestPtrs& f, index_t edge, const FaceSides& s) {
   return std::size_t(f.edge_color[edge]) * std::size_t(f.num_elements) + std::size_t(s.elem[s.left]);
 }
-
-struct IsFace {
-  ForestPtrs f;
-  KEMPE_HD int operator()(index_t edge) const {
-    FaceSides s;
-    return face_sides(f, edge, s) ? 1 : 0;
-  }
-};
 
 /// Faces go in the order of (color, left element), which a valid coloring makes unique: each face marks its cell
 /// of the [colors][elements] table `slot`, whose exclusive prefix sum is then every face's place, a scan instead
@@ -641,7 +636,7 @@ struct MarkFaces {
   index_t* slot;  ///< [2K][elements], zero before
   KEMPE_HD void operator()(index_t edge) const {
     FaceSides s;
-    if (face_sides(f, edge, s)) slot[face_cell(f, edge, s)] = 1;
+    if (face_sides(f, edge, s) && in_color_range(f, f.edge_color[edge])) slot[face_cell(f, edge, s)] = 1;
   }
 };
 
@@ -653,7 +648,7 @@ struct BuildFaces {
   index_t* edge_face;
   KEMPE_HD void operator()(index_t edge) const {
     FaceSides s;
-    if (!face_sides(f, edge, s)) {
+    if (!face_sides(f, edge, s) || !in_color_range(f, f.edge_color[edge])) {
       edge_face[edge] = no_element;
       return;
     }
