@@ -199,6 +199,7 @@ struct TriangleForest::FaceArrays {
 struct TriangleForest::Workspace {
   RawArray<std::int8_t> delta;
   RawArray<std::uint8_t> raise, state;
+  RawArray<index_t> neighbors;
   RawArray<index_t> edge_count, mid_count, elem_count;
   RawArray<index_t> node_new, edge_new, mid_offset, elem_offset;
   RawArray<index_t> slot, color_begin;
@@ -426,7 +427,7 @@ void TriangleForest::reserve(index_t elements, index_t nodes, index_t edges, ind
   f_ = arrays_->ptrs(f_.num_nodes, f_.num_elements, f_.num_edges, f_.root_nodes, f_.num_colors);
   spare_->reserve(b, index_t(nn), index_t(ne), index_t(nm));
   faces_now_->reserve(b, index_t(nf));
-  each(w.delta, ne), each(w.raise, ne), each(w.elem_count, ne), each(w.elem_offset, ne), each(w.node_new, nn);
+  each(w.delta, ne), each(w.raise, ne), each(w.neighbors, std::size_t(max_neighbors) * ne), each(w.elem_count, ne), each(w.elem_offset, ne), each(w.node_new, nn);
   each(w.state, nm), each(w.edge_count, nm), each(w.mid_count, nm), each(w.edge_new, nm), each(w.mid_offset, nm);
   each(w.slot, cells), each(edge_face_, nm);
   each(w.area, ne), each(w.centroid_x, ne), each(w.centroid_y, ne), each(w.centroid_z, ne);
@@ -462,8 +463,10 @@ AdaptReport TriangleForest::adapt(Check check) {
   // 2:1 balance: raise leaves until no neighbour's new level exceeds another's by more than one. Levels only
   // rise, and never above the maximum (a raised leaf is below a neighbour that is at most at the maximum).
   grow(b, w.raise, ne, "balance flags");
+  grow(b, w.neighbors, std::size_t(max_neighbors) * ne, "neighbour table");
+  forall(b, ne, Neighbors{from, w.neighbors.data()});
   for (;;) {
-    forall(b, ne, FindRaise{from, w.delta.data(), w.raise.data()});
+    forall(b, ne, FindRaise{from.elem_level, w.delta.data(), w.neighbors.data(), max_level_, w.raise.data()});
     ++report.balance_passes;
     if (sum(b, ne, Nonzero<std::uint8_t>{w.raise.data()}) == 0) break;
     forall(b, ne, ApplyRaise{from, w.raise.data(), w.delta.data()});
@@ -605,7 +608,7 @@ std::size_t TriangleForest::bytes() const {
   add(fa.left), add(fa.right), add(fa.left_local), add(fa.right_local), add(fa.left_half), add(fa.right_half);
   add(fa.color), add(fa.boundary), add(fa.edge), add(fa.vertices);
   const Workspace& w = *work_;
-  add(w.delta), add(w.raise), add(w.state), add(w.edge_count), add(w.mid_count), add(w.elem_count);
+  add(w.delta), add(w.raise), add(w.neighbors), add(w.state), add(w.edge_count), add(w.mid_count), add(w.elem_count);
   add(w.node_new), add(w.edge_new), add(w.mid_offset), add(w.elem_offset), add(w.slot), add(w.color_begin);
   add(w.area), add(w.centroid_x), add(w.centroid_y), add(w.centroid_z), add(w.length), add(w.normal_x), add(w.normal_y);
   add(w.normal_z);

@@ -176,15 +176,38 @@ struct InitDelta {
   }
 };
 
-/// 2:1 balance, one pass: raise[e] when a neighbour's new level would exceed e's by more than one.
-struct FindRaise {
+/// Up to this many leaves across a leaf's edges: one per edge, or two where a finer neighbour split it.
+inline constexpr int max_neighbors = 6;
+
+/// [elements][max_neighbors] the leaves across each leaf's edges (for_each_neighbor), no_element after the last.
+/// The 2:1 balance reads them at each of its passes as one row, instead of walking the edge trees again.
+struct Neighbors {
   ForestPtrs f;
+  index_t* neighbors;
+  KEMPE_HD void operator()(index_t e) const {
+    index_t* row = neighbors + std::size_t(max_neighbors) * std::size_t(e);
+    int k = 0;
+    for_each_neighbor(f, e, [&](index_t n) { row[k++] = n; });
+    for (; k < max_neighbors; ++k) row[k] = no_element;
+  }
+};
+
+/// 2:1 balance, one pass: raise[e] when a neighbour's new level would exceed e's by more than one. A refining
+/// leaf is never raised (its neighbours are at most one level finer now, so at most two after), nor is one whose
+/// new level is within one of the maximum.
+struct FindRaise {
+  const std::uint8_t* level;
   const std::int8_t* delta;
+  const index_t* neighbors;  ///< Neighbors' table
+  int max_level;
   std::uint8_t* raise;
   KEMPE_HD void operator()(index_t e) const {
-    const int target = f.elem_level[e] + delta[e];
+    const int target = level[e] + delta[e];
     bool r = false;
-    for_each_neighbor(f, e, [&](index_t n) { r = r || f.elem_level[n] + delta[n] > target + 1; });
+    if (delta[e] <= 0 && target + 1 < max_level) {
+      const index_t* row = neighbors + std::size_t(max_neighbors) * std::size_t(e);
+      for (int k = 0; k < max_neighbors && row[k] != no_element; ++k) r = r || level[row[k]] + delta[row[k]] > target + 1;
+    }
     raise[e] = r;
   }
 };
