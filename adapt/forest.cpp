@@ -81,6 +81,18 @@ void grow(Backend backend, RawArray<T>& b, std::size_t n, const char* what) {
 }
 
 template <class T>
+struct Zero {
+  T* p;
+  KEMPE_HD void operator()(index_t i) const { p[i] = T(0); }
+};
+
+/// Writes every value of b, so that the host backs its pages now rather than in the middle of a run.
+template <class T>
+void touch(Backend backend, RawArray<T>& b) {
+  if (b.size() > 0) forall(backend, static_cast<index_t>(b.size()), Zero<T>{b.data()});
+}
+
+template <class T>
 struct CopyValue {
   T* to;
   const T* from;
@@ -125,6 +137,14 @@ struct TriangleForest::Arrays {
   RawArray<std::int8_t> edge_local;
   RawArray<double> edge_tangent;  // empty when no boundary bends
   bool bent = false;
+
+  /// f(array) for every array.
+  template <class Self, class F>
+  static void each(Self& a, F&& f) {
+    f(a.x), f(a.y), f(a.z), f(a.node_edge), f(a.elem_vertices), f(a.elem_edges), f(a.elem_sides), f(a.elem_level);
+    f(a.elem_path), f(a.elem_root), f(a.edge_parent), f(a.edge_child), f(a.edge_mid), f(a.edge_color);
+    f(a.edge_boundary), f(a.edge_flags), f(a.edge_shift), f(a.edge_elem), f(a.edge_local), f(a.edge_tangent);
+  }
 
   void reserve(Backend b, index_t nodes, index_t elements, index_t edges) {
     const std::size_t n = std::size_t(nodes), e = std::size_t(elements), m = std::size_t(edges);
@@ -177,6 +197,12 @@ struct TriangleForest::FaceArrays {
   RawArray<std::int32_t> boundary;
   RawArray<index_t> edge, vertices;
 
+  template <class Self, class F>
+  static void each(Self& a, F&& f) {
+    f(a.left), f(a.right), f(a.left_local), f(a.right_local), f(a.left_half), f(a.right_half), f(a.color);
+    f(a.boundary), f(a.edge), f(a.vertices);
+  }
+
   void reserve(Backend b, index_t faces) {
     const std::size_t n = std::size_t(faces);
     grow(b, left, n, "face left"), grow(b, right, n, "face right"), grow(b, left_local, n, "face left local");
@@ -205,6 +231,15 @@ struct TriangleForest::Workspace {
   RawArray<index_t> slot, color_begin;
   // Geometry of the current mesh.
   RawArray<double> area, centroid_x, centroid_y, centroid_z, length, normal_x, normal_y, normal_z;
+
+  template <class Self, class F>
+  static void each(Self& a, F&& f) {
+    f(a.delta), f(a.raise), f(a.state), f(a.neighbors), f(a.edge_count), f(a.mid_count), f(a.elem_count);
+    f(a.node_new), f(a.edge_new), f(a.mid_offset), f(a.elem_offset), f(a.slot), f(a.color_begin);
+    f(a.area), f(a.centroid_x), f(a.centroid_y), f(a.centroid_z), f(a.length), f(a.normal_x), f(a.normal_y);
+    f(a.normal_z);
+  }
+
   Geometry geometry() {
     return Geometry{area.data(), centroid_x.data(), centroid_y.data(), centroid_z.data(),
                     length.data(), normal_x.data(), normal_y.data(), normal_z.data()};
@@ -420,8 +455,11 @@ void TriangleForest::reserve(index_t elements, index_t nodes, index_t edges, ind
   const std::size_t cells = 2 * std::size_t(f_.num_colors) * ne;
   if (cells > std::size_t(std::numeric_limits<index_t>::max())) fitting(std::int64_t(cells), "color-element cells (the face order's table)");
   auto each = [&](auto& array, std::size_t n) { grow(b, array, n, "adaptation storage (reserve)"); };
-  // The mesh moves into reserved arrays, and its old arrays become the reserved spare.
+  auto touch_each = [&](auto& array) { touch(b, array); };
+  // The mesh moves into reserved arrays, and its old arrays become the reserved spare. Every array is written
+  // once here (before the mesh moves in), so that no adaptation meets a page the host has not backed yet.
   spare_->reserve(b, index_t(nn), index_t(ne), index_t(nm));
+  Arrays::each(*spare_, touch_each);
   spare_->copy_from(b, *arrays_, f_.num_nodes, f_.num_elements, f_.num_edges);
   std::swap(arrays_, spare_);
   f_ = arrays_->ptrs(f_.num_nodes, f_.num_elements, f_.num_edges, f_.root_nodes, f_.num_colors);
@@ -433,6 +471,10 @@ void TriangleForest::reserve(index_t elements, index_t nodes, index_t edges, ind
   each(w.area, ne), each(w.centroid_x, ne), each(w.centroid_y, ne), each(w.centroid_z, ne);
   each(w.length, nf), each(w.normal_x, nf), each(w.normal_y, nf), each(w.normal_z, nf);
   each(refine_, ne), each(coarsen_, ne);
+  Arrays::each(*spare_, touch_each);
+  FaceArrays::each(*faces_now_, touch_each);
+  Workspace::each(w, touch_each);
+  touch(b, edge_face_), touch(b, refine_), touch(b, coarsen_);
   // What growing dropped is derived from the mesh.
   flag_all(false, false);
   build_faces();
@@ -598,20 +640,9 @@ AdaptReport TriangleForest::check(Check check) const {
 std::size_t TriangleForest::bytes() const {
   std::size_t total = 0;
   auto add = [&](const auto& a) { total += a.size() * sizeof(*a.data()); };
-  for (const Arrays* a : {arrays_.get(), spare_.get()}) {
-    add(a->x), add(a->y), add(a->z), add(a->node_edge), add(a->elem_vertices), add(a->elem_edges), add(a->elem_sides);
-    add(a->elem_level), add(a->elem_path), add(a->elem_root), add(a->edge_parent), add(a->edge_child), add(a->edge_mid);
-    add(a->edge_color), add(a->edge_boundary), add(a->edge_flags), add(a->edge_shift), add(a->edge_elem);
-    add(a->edge_local), add(a->edge_tangent);
-  }
-  const FaceArrays& fa = *faces_now_;
-  add(fa.left), add(fa.right), add(fa.left_local), add(fa.right_local), add(fa.left_half), add(fa.right_half);
-  add(fa.color), add(fa.boundary), add(fa.edge), add(fa.vertices);
-  const Workspace& w = *work_;
-  add(w.delta), add(w.raise), add(w.neighbors), add(w.state), add(w.edge_count), add(w.mid_count), add(w.elem_count);
-  add(w.node_new), add(w.edge_new), add(w.mid_offset), add(w.elem_offset), add(w.slot), add(w.color_begin);
-  add(w.area), add(w.centroid_x), add(w.centroid_y), add(w.centroid_z), add(w.length), add(w.normal_x), add(w.normal_y);
-  add(w.normal_z);
+  Arrays::each(*arrays_, add), Arrays::each(*spare_, add);
+  FaceArrays::each(*faces_now_, add);
+  Workspace::each(*work_, add);
   add(edge_face_), add(refine_), add(coarsen_);
   return total;
 }

@@ -108,8 +108,8 @@ class TriangleForest {
 
   /// Sizes the storage of adaptations for meshes of up to these counts (AdaptReport's elements, nodes, edges,
   /// faces), so that adaptations below them allocate nothing: a solver that knows its budget reserves once
-  /// instead of growing its arrays as the mesh grows, and touches no fresh memory during the run. Clears the
-  /// flags.
+  /// instead of growing its arrays as the mesh grows. Every array is written once here, so that the run touches
+  /// no memory the host has not backed yet. Clears the flags.
   void reserve(index_t elements, index_t nodes, index_t edges, index_t faces);
 
   /// Refines and coarsens by the flags (refinement wins; a group coarsens only as a whole), keeps the mesh
