@@ -142,8 +142,9 @@ void run_adapt(const AdaptOptions& o) {
   }
   if (o.roundtrip) {
     // The round trip refines everything: refuse up front what cannot fit, saying what it would need. A forest
-    // holds about 540 bytes a leaf at its peak (both mesh buffers, faces, scratch; `memory:` in the output).
-    constexpr double bytes_per_leaf = 540;
+    // holds about 570 bytes a leaf at its peak (both mesh buffers, faces, scratch with the balance's neighbour
+    // lists; `memory:` in the output).
+    constexpr double bytes_per_leaf = 570;
     const double need = most * bytes_per_leaf;
     const double have = backend == Backend::cuda ? double(device_memory().free_bytes)
                                                  : double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
