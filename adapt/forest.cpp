@@ -549,14 +549,13 @@ AdaptReport TriangleForest::adapt(Check check) {
   report.coarsened = ((ne - refinements) - (new_elements - 4 * refinements)) / 3;
   report.seconds_counts = clock.lap();
 
-  // New nodes, edges and elements into the spare arrays; then each edge learns its leaves.
+  // New nodes, edges and elements into the spare arrays; each new leaf enters itself on its edges.
   spare_->reserve(b, new_nodes_total, new_elements, new_edges_total);
   const ForestPtrs to = spare_->ptrs(new_nodes_total, new_elements, new_edges_total, from.root_nodes, from.num_colors);
   forall(b, nn, MoveNodes{from, to, o});
   forall(b, nm, NewMidpoints{from, to, o, shifts_});
   forall(b, nm, MoveEdges{from, to, o});
   forall(b, ne, BuildElements{from, to, o});
-  forall(b, new_elements, ScatterIncidence{to});
   std::swap(arrays_, spare_);
   f_ = to;
   grow(b, refine_, new_elements, "refinement flags");

@@ -382,7 +382,7 @@ struct NodeNumbers {
   }
 };
 
-/// Clears edge i's incidence (ScatterIncidence fills it once every new edge is written).
+/// Clears edge i's incidence (BuildElements fills it, each new leaf on its own three edge sides).
 KEMPE_HD void clear_incidence(const ForestPtrs& to, index_t i) {
   to.edge_elem[2 * i] = no_element;
   to.edge_elem[2 * i + 1] = no_element;
@@ -493,7 +493,7 @@ struct NewMidpoints {
 /// Kept edges in their new places, and the two children of each splitting edge: Alg. 4 of Giuliani &
 /// Krivodonova (2017), child m of a face of color c gets ((c + 3m - 4) mod 6) + 1 in the paper's 1-based
 /// colors, here with K start colors: the first child keeps c, the second gets (c + K) mod 2K. With the interior
-/// edges of BuildElements every new edge is written once, its incidence cleared for ScatterIncidence.
+/// edges of BuildElements every new edge is written once, its incidence cleared for BuildElements.
 struct MoveEdges {
   ForestPtrs from, to;
   AdaptOffsets o;
@@ -536,7 +536,8 @@ struct MoveEdges {
 };
 
 /// The new elements: kept leaves moved, refined leaves replaced by their four children (stored together where
-/// the parent was, with the three interior edges), coarsened groups by their parent.
+/// the parent was, with the three interior edges), coarsened groups by their parent; each enters itself on the
+/// sides of its three edges (which MoveEdges cleared, or this thread for the interior edges).
 struct BuildElements {
   ForestPtrs from, to;
   AdaptOffsets o;
@@ -548,6 +549,13 @@ struct BuildElements {
     to.elem_level[m] = static_cast<std::uint8_t>(level);
     to.elem_path[m] = path;
     to.elem_root[m] = root;
+    // The leaf enters itself on its three edges: one leaf per edge side, so no two threads write one place.
+    const index_t edges[3] = {e0, e1, e2};
+    for (int j = 0; j < 3; ++j) {
+      const index_t slot = 2 * edges[j] + ((sides >> j) & 1u);
+      to.edge_elem[slot] = m;
+      to.edge_local[slot] = static_cast<std::int8_t>(j);
+    }
   }
   KEMPE_HD void operator()(index_t e) const {
     const int d = o.delta[e];
@@ -593,23 +601,12 @@ struct BuildElements {
     const std::uint64_t step = std::uint64_t(1) << (2 * level);
     // Interior edge I_j lies between the centre child (side 1) and a corner child (side 0) and is parallel to
     // the parent's edge j, whose color it takes (Alg. 4, line 10; a split edge's first child has its color).
+    // Written (incidence cleared) before the children enter themselves on them.
+    for (int j = 0; j < 3; ++j) set_leaf_edge(to, inner + j, no_element, from.edge_color[ed[j]], no_boundary, edge_interior, 0);
     set(m + 0, vn[0], mid[0], mid[2], first[0], inner + 1, second[2], s0 | (0u << 1) | (s2 << 2), level + 1, path, root);
     set(m + 1, mid[0], vn[1], mid[1], second[0], first[1], inner + 2, s0 | (s1 << 1) | (0u << 2), level + 1, path + step, root);
     set(m + 2, mid[2], mid[1], vn[2], inner + 0, second[1], first[2], 0u | (s1 << 1) | (s2 << 2), level + 1, path + 2 * step, root);
     set(m + 3, mid[1], mid[2], mid[0], inner + 0, inner + 1, inner + 2, 7u, level + 1, path + 3 * step, root);
-    for (int j = 0; j < 3; ++j) set_leaf_edge(to, inner + j, no_element, from.edge_color[ed[j]], no_boundary, edge_interior, 0);
-  }
-};
-
-/// Each leaf enters itself on its three edges (one leaf per edge side: no two threads write one place).
-struct ScatterIncidence {
-  ForestPtrs f;
-  KEMPE_HD void operator()(index_t e) const {
-    for (int j = 0; j < 3; ++j) {
-      const index_t slot = 2 * f.elem_edges[3 * e + j] + side_of(f, e, j);
-      f.edge_elem[slot] = e;
-      f.edge_local[slot] = static_cast<std::int8_t>(j);
-    }
   }
 };
 
