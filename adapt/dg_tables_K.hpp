@@ -48,16 +48,16 @@ struct DGElementTables {
 
   /// The neighbour across face k as seen from leaf e's local edge j, and the offset between their centroids.
   KEMPE_HD void across(index_t e, int j, const Point2& ce, index_t k, index_t& neighbor, Real& dx, Real& dy) const {
-    const bool left = faces.left[k] == e && faces.left_local[k] == j;
-    const index_t n = left ? faces.right[k] : faces.left[k];
+    const bool left = faces.face[k].left == e && faces.face[k].left_local == j;
+    const index_t n = left ? faces.face[k].right : faces.face[k].left;
     neighbor = n;
     if (n == no_element) {
       dx = Real(0), dy = Real(0);
       return;
     }
-    const int own_half = left ? faces.left_half[k] : faces.right_half[k];
-    const int n_local = left ? faces.right_local[k] : faces.left_local[k];
-    const int n_half = left ? faces.right_half[k] : faces.left_half[k];
+    const int own_half = left ? faces.face[k].left_half : faces.face[k].right_half;
+    const int n_local = left ? faces.face[k].right_local : faces.face[k].left_local;
+    const int n_half = left ? faces.face[k].right_half : faces.face[k].left_half;
     const Point2 me = segment_midpoint(f, e, j, own_half), mn = segment_midpoint(f, n, n_local, n_half);
     const Point2 cn{centroid_x[n], centroid_y[n]};
     dx = Real((me.x - ce.x) + (cn.x - mn.x));
@@ -113,25 +113,25 @@ struct DGFaceTables {
   Geometry geometry;
   DGTablePtrs<Real> t;
   KEMPE_HD void operator()(index_t k) const {
-    t.face_left[k] = faces.left[k], t.face_right[k] = faces.right[k];
-    t.face_left_local[k] = faces.left_local[k], t.face_right_local[k] = faces.right_local[k];
-    t.face_left_half[k] = faces.left_half[k], t.face_right_half[k] = faces.right_half[k];
-    t.face_boundary[k] = faces.boundary[k];
+    t.face_left[k] = faces.face[k].left, t.face_right[k] = faces.face[k].right;
+    t.face_left_local[k] = faces.face[k].left_local, t.face_right_local[k] = faces.face[k].right_local;
+    t.face_left_half[k] = faces.face[k].left_half, t.face_right_half[k] = faces.face[k].right_half;
+    t.face_boundary[k] = faces.face[k].boundary;
     t.normal_x[k] = Real(geometry.normal_x[k]), t.normal_y[k] = Real(geometry.normal_y[k]);
     t.length[k] = Real(geometry.length[k]);
-    const index_t a = faces.vertices[2 * k], b = faces.vertices[2 * k + 1];
+    const index_t a = faces.face[k].vertices[0], b = faces.face[k].vertices[1];
     t.x0[k] = Real(f.x[a]), t.y0[k] = Real(f.y[a]), t.x1[k] = Real(f.x[b]), t.y1[k] = Real(f.y[b]);
     if (t.bend == nullptr) return;
     Real* bend = t.bend + 3 * std::size_t(k);
-    const index_t edge = faces.edge[k];
-    if (faces.right[k] != no_element || !is_bent(f, edge)) {
+    const index_t edge = faces.face[k].edge;
+    if (faces.face[k].right != no_element || !is_bent(f, edge)) {
       bend[0] = bend[1] = bend[2] = Real(0);
       return;
     }
     // The edge's tangents run in side 0's direction; the face runs in its left leaf's, which is side 1's when
     // the leaf is on side 1. A boundary face is whole: its leaf has the edge itself.
     const double* tangent = f.edge_tangent + 4 * std::size_t(edge);
-    const bool reversed = side_of(f, faces.left[k], faces.left_local[k]) == 1;
+    const bool reversed = side_of(f, faces.face[k].left, faces.face[k].left_local) == 1;
     const double dx = f.x[b] - f.x[a], dy = f.y[b] - f.y[a];
     const double sign = reversed ? -1.0 : 1.0;
     const CurveMiddle mid = reversed ? curve_middle(f.x[b], f.y[b], f.x[a], f.y[a], tangent)
@@ -178,7 +178,7 @@ struct FirstKeyOf {
 
 struct BoundaryGroupPlusOne {
   FacePtrs faces;
-  KEMPE_HD std::int32_t operator()(index_t k) const { return faces.right[k] == no_element ? faces.boundary[k] + 1 : 0; }
+  KEMPE_HD std::int32_t operator()(index_t k) const { return faces.face[k].right == no_element ? faces.face[k].boundary + 1 : 0; }
 };
 
 }  // namespace kempe::adapt

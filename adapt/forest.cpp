@@ -61,7 +61,7 @@ struct Nonzero {
 
 struct HangingFace {
   FacePtrs faces;
-  KEMPE_HD int operator()(index_t i) const { return faces.left_half[i] != whole_edge || faces.right_half[i] != whole_edge; }
+  KEMPE_HD int operator()(index_t i) const { return faces.face[i].left_half != whole_edge || faces.face[i].right_half != whole_edge; }
 };
 
 struct Level {
@@ -83,7 +83,7 @@ void grow(Backend backend, RawArray<T>& b, std::size_t n, const char* what) {
 template <class T>
 struct Zero {
   T* p;
-  KEMPE_HD void operator()(index_t i) const { p[i] = T(0); }
+  KEMPE_HD void operator()(index_t i) const { p[i] = T{}; }
 };
 
 /// Writes every value of b, so that the host backs its pages now rather than in the middle of a run.
@@ -192,31 +192,19 @@ struct TriangleForest::Arrays {
 };
 
 struct TriangleForest::FaceArrays {
-  RawArray<index_t> left, right;
-  RawArray<std::int8_t> left_local, right_local, left_half, right_half, color;
-  RawArray<std::int32_t> boundary;
-  RawArray<index_t> edge, vertices;
+  RawArray<Face> face;
 
   template <class Self, class F>
   static void each(Self& a, F&& f) {
-    f(a.left), f(a.right), f(a.left_local), f(a.right_local), f(a.left_half), f(a.right_half), f(a.color);
-    f(a.boundary), f(a.edge), f(a.vertices);
+    f(a.face);
   }
 
-  void reserve(Backend b, index_t faces) {
-    const std::size_t n = std::size_t(faces);
-    grow(b, left, n, "face left"), grow(b, right, n, "face right"), grow(b, left_local, n, "face left local");
-    grow(b, right_local, n, "face right local"), grow(b, left_half, n, "face left half");
-    grow(b, right_half, n, "face right half"), grow(b, color, n, "face color"), grow(b, boundary, n, "face boundary");
-    grow(b, edge, n, "face edge"), grow(b, vertices, 2 * n, "face vertices");
-  }
+  void reserve(Backend b, index_t faces) { grow(b, face, std::size_t(faces), "faces"); }
 
   FacePtrs ptrs(index_t n) {
     FacePtrs p;
     p.num_faces = n;
-    p.left = left.data(), p.right = right.data(), p.left_local = left_local.data(), p.right_local = right_local.data();
-    p.left_half = left_half.data(), p.right_half = right_half.data(), p.color = color.data();
-    p.boundary = boundary.data(), p.edge = edge.data(), p.vertices = vertices.data();
+    p.face = face.data();
     return p;
   }
 };
@@ -654,12 +642,15 @@ LeafMesh TriangleForest::to_host() const {
   m.element_vertices = head(a.elem_vertices, 3 * ne), m.element_edges = head(a.elem_edges, 3 * ne);
   m.element_sides = head(a.elem_sides, ne), m.level = head(a.elem_level, ne), m.path = head(a.elem_path, ne);
   m.root = head(a.elem_root, ne);
-  const FaceArrays& fa = *faces_now_;
-  m.face_left = head(fa.left, nf), m.face_right = head(fa.right, nf);
-  m.face_left_local = head(fa.left_local, nf), m.face_right_local = head(fa.right_local, nf);
-  m.face_left_half = head(fa.left_half, nf), m.face_right_half = head(fa.right_half, nf);
-  m.face_color = head(fa.color, nf), m.face_boundary = head(fa.boundary, nf);
-  m.face_vertices = head(fa.vertices, 2 * nf);
+  const std::vector<Face> faces = head(faces_now_->face, nf);
+  m.face_vertices.reserve(2 * nf);
+  for (const Face& face : faces) {
+    m.face_left.push_back(face.left), m.face_right.push_back(face.right);
+    m.face_left_local.push_back(face.left_local), m.face_right_local.push_back(face.right_local);
+    m.face_left_half.push_back(face.left_half), m.face_right_half.push_back(face.right_half);
+    m.face_color.push_back(face.color), m.face_boundary.push_back(face.boundary);
+    m.face_vertices.push_back(face.vertices[0]), m.face_vertices.push_back(face.vertices[1]);
+  }
   m.color_begin = color_begin_;
   const Workspace& w = *work_;
   m.area = head(w.area, ne), m.centroid_x = head(w.centroid_x, ne), m.centroid_y = head(w.centroid_y, ne);

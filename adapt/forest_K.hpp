@@ -60,16 +60,23 @@ struct ForestPtrs {
   std::int8_t* edge_local = nullptr;    ///< [edges][2] that leaf's local edge index
 };
 
-/// Faces of the leaf mesh: [faces] each, vertices [faces][2].
+/// One face of the leaf mesh, in 32 bytes: BuildFaces writes each face as one record at its place, and faces
+/// are spread over 2K color ranges, so a face is one write stream per color instead of one per field.
+struct alignas(16) Face {
+  index_t left = no_element, right = no_element;  ///< right = no_element on the boundary; left < right otherwise
+  index_t edge = no_element;                      ///< the edge node it is
+  std::int32_t boundary = no_boundary;
+  index_t vertices[2] = {no_element, no_element};  ///< in the left element's direction
+  std::int8_t left_local = -1, right_local = -1;
+  std::int8_t left_half = 0, right_half = 0;  ///< whole_edge, first_half or second_half
+  std::int8_t color = -1;
+};
+static_assert(sizeof(Face) == 32, "a face record is 32 bytes");
+
+/// Faces of the leaf mesh: [faces] records.
 struct FacePtrs {
   index_t num_faces = 0;
-  index_t *left = nullptr, *right = nullptr;  ///< right = no_element on the boundary; left < right otherwise
-  std::int8_t *left_local = nullptr, *right_local = nullptr;
-  std::int8_t *left_half = nullptr, *right_half = nullptr;  ///< whole_edge, first_half or second_half
-  std::int8_t* color = nullptr;
-  std::int32_t* boundary = nullptr;
-  index_t* edge = nullptr;      ///< the edge node it is
-  index_t* vertices = nullptr;  ///< [faces][2] in the left element's direction
+  Face* face = nullptr;
 };
 
 /// Up to this many translations between periodic sides (the table of ForestPtrs::edge_shift).
@@ -674,24 +681,21 @@ struct BuildFaces {
     }
     const index_t k = place[face_cell(f, edge, s)];
     const int l = s.left, r = 1 - l;
-    out.left[k] = s.elem[l];
-    out.right[k] = s.elem[r];
-    out.left_local[k] = static_cast<std::int8_t>(s.local[l]);
-    out.right_local[k] = static_cast<std::int8_t>(s.elem[r] == no_element ? -1 : s.local[r]);
-    out.left_half[k] = static_cast<std::int8_t>(s.half[l]);
-    out.right_half[k] = static_cast<std::int8_t>(s.elem[r] == no_element ? whole_edge : s.half[r]);
-    out.color[k] = f.edge_color[edge];
-    out.boundary[k] = f.edge_boundary[edge];
-    out.edge[k] = edge;
+    Face face;
+    face.left = s.elem[l];
+    face.right = s.elem[r];
+    face.left_local = static_cast<std::int8_t>(s.local[l]);
+    face.right_local = static_cast<std::int8_t>(s.elem[r] == no_element ? -1 : s.local[r]);
+    face.left_half = static_cast<std::int8_t>(s.half[l]);
+    face.right_half = static_cast<std::int8_t>(s.elem[r] == no_element ? whole_edge : s.half[r]);
+    face.color = f.edge_color[edge];
+    face.boundary = f.edge_boundary[edge];
+    face.edge = edge;
     // Vertices in the left element's direction: its own edge, or the half of it that this face covers.
     const index_t* v = f.elem_vertices + 3 * s.elem[l];
-    index_t a = v[s.local[l]], b = v[(s.local[l] + 1) % 3];
-    if (s.half[l] != whole_edge) {
-      const index_t mid = f.edge_mid[2 * f.edge_parent[edge] + l];
-      if (s.half[l] == first_half) b = mid; else a = mid;
-    }
-    out.vertices[2 * k] = a;
-    out.vertices[2 * k + 1] = b;
+    face.vertices[0] = v[s.local[l]], face.vertices[1] = v[(s.local[l] + 1) % 3];
+    if (s.half[l] != whole_edge) face.vertices[s.half[l] == first_half ? 1 : 0] = f.edge_mid[2 * f.edge_parent[edge] + l];
+    out.face[k] = face;
     edge_face[edge] = k;
   }
 };
@@ -744,14 +748,14 @@ struct FaceGeometry {
   Geometry g;
   bool planar;
   KEMPE_HD void operator()(index_t i) const {
-    const index_t p = faces.vertices[2 * i], q = faces.vertices[2 * i + 1];
+    const index_t p = faces.face[i].vertices[0], q = faces.face[i].vertices[1];
     const double tx = f.x[q] - f.x[p], ty = f.y[q] - f.y[p], tz = f.z[q] - f.z[p];
     g.length[i] = std::sqrt(tx * tx + ty * ty + tz * tz);
     // Edges run counterclockwise: the outward normal is the tangent turned clockwise, in the left leaf's plane.
     double nx = ty, ny = -tx, nz = 0;
     if (!planar) {
       double ax, ay, az;
-      twice_vector_area(f, faces.left[i], ax, ay, az);
+      twice_vector_area(f, faces.face[i].left, ax, ay, az);
       nx = ty * az - tz * ay, ny = tz * ax - tx * az, nz = tx * ay - ty * ax;
     }
     // Scaled by the reciprocal, as compute_geometry does: a planar mesh's normals are then its bit for bit.
@@ -801,8 +805,8 @@ struct CheckElement {
   const index_t* edge_face;
   KEMPE_HD bool names(index_t face, index_t e, int j, int half) const {
     if (face < 0 || face >= faces.num_faces) return false;
-    if (faces.left[face] == e && faces.left_local[face] == j && faces.left_half[face] == half) return true;
-    return faces.right[face] == e && faces.right_local[face] == j && faces.right_half[face] == half;
+    if (faces.face[face].left == e && faces.face[face].left_local == j && faces.face[face].left_half == half) return true;
+    return faces.face[face].right == e && faces.face[face].right_local == j && faces.face[face].right_half == half;
   }
   KEMPE_HD int operator()(index_t e) const {
     int failures = 0;
@@ -814,13 +818,13 @@ struct CheckElement {
       if (child == no_element) {
         const index_t face = edge_face[edge];
         if (!names(face, e, j, whole_edge)) { ++failures; continue; }
-        taken.take(faces.color[face]);
+        taken.take(faces.face[face].color);
       } else {
         for (int c = 0; c < 2; ++c) {
           const index_t face = edge_face[child + c];
           const int half = (c == 0) == (s == 0) ? first_half : second_half;
           if (f.edge_child[child + c] != no_element || !names(face, e, j, half)) { ++failures; continue; }
-          taken.take(faces.color[face]);
+          taken.take(faces.face[face].color);
         }
       }
     }
@@ -848,13 +852,13 @@ struct CheckFace {
     return half == ((first_child == (side_of(f, e, j) == 0)) ? first_half : second_half);
   }
   KEMPE_HD int operator()(index_t i) const {
-    const index_t edge = faces.edge[i];
-    int failures = side_ok(faces.left[i], faces.left_local[i], faces.left_half[i], edge) ? 0 : 1;
-    if (faces.right[i] == no_element) {
-      failures += faces.boundary[i] == no_boundary;
+    const index_t edge = faces.face[i].edge;
+    int failures = side_ok(faces.face[i].left, faces.face[i].left_local, faces.face[i].left_half, edge) ? 0 : 1;
+    if (faces.face[i].right == no_element) {
+      failures += faces.face[i].boundary == no_boundary;
     } else {
-      failures += !side_ok(faces.right[i], faces.right_local[i], faces.right_half[i], edge);
-      failures += faces.right[i] < faces.left[i];
+      failures += !side_ok(faces.face[i].right, faces.face[i].right_local, faces.face[i].right_half, edge);
+      failures += faces.face[i].right < faces.face[i].left;
     }
     return failures;
   }

@@ -418,11 +418,11 @@ TEST(Forest, ChecksFindABrokenColoringAndABrokenFace) {
   const adapt::ForestPtrs& f = forest.arrays();
   const adapt::FacePtrs& faces = forest.faces();
   // A face whose left side names the wrong local edge: the full check sees it, the colors do not change.
-  const std::int8_t local = faces.left_local[0];
-  faces.left_local[0] = static_cast<std::int8_t>((local + 1) % 3);
+  const std::int8_t local = faces.face[0].left_local;
+  faces.face[0].left_local = static_cast<std::int8_t>((local + 1) % 3);
   EXPECT_EQ(forest.check(adapt::Check::colors).failures, 0);
   EXPECT_GT(forest.check(adapt::Check::full).failures, 0);
-  faces.left_local[0] = local;
+  faces.face[0].left_local = local;
   ASSERT_TRUE(forest.check().valid());
   // Two faces of one leaf given one color (in the edges and in the faces, as a wrong mapping would): both
   // checks see it.
@@ -433,7 +433,7 @@ TEST(Forest, ChecksFindABrokenColoringAndABrokenFace) {
   ASSERT_LT(leaf, f.num_elements);
   const index_t a = f.elem_edges[3 * leaf], b = f.elem_edges[3 * leaf + 1];
   f.edge_color[b] = f.edge_color[a];
-  faces.color[forest.edge_faces()[b]] = f.edge_color[a];
+  faces.face[forest.edge_faces()[b]].color = f.edge_color[a];
   EXPECT_GT(forest.check(adapt::Check::colors).failures, 0) << "leaf " << leaf;
   EXPECT_GT(forest.check(adapt::Check::full).failures, 0) << "leaf " << leaf;
   // A color beyond 2K.
