@@ -467,6 +467,7 @@ void TriangleForest::reserve(index_t elements, index_t nodes, index_t edges, ind
   flag_all(false, false);
   build_faces();
   build_geometry();
+  map_ = AdaptMap{};  // the old leaves' arrays were overwritten
 }
 
 void TriangleForest::flag_random(double refine_fraction, double coarsen_fraction, std::uint64_t seed, std::uint64_t cycle) {
@@ -546,6 +547,8 @@ AdaptReport TriangleForest::adapt(Check check) {
   forall(b, ne, BuildElements{from, to, o});
   std::swap(arrays_, spare_);
   f_ = to;
+  // The old leaves stay in the spare arrays, and delta and the offsets in the workspace, until the next adaptation.
+  map_ = AdaptMap{ne, new_elements, w.delta.data(), w.elem_offset.data(), from.elem_level, from.elem_path};
   grow(b, refine_, new_elements, "refinement flags");
   grow(b, coarsen_, new_elements, "coarsening flags");
   flag_all(false, false);

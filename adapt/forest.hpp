@@ -58,6 +58,20 @@ struct AdaptReport {
          seconds_geometry = 0, seconds_check = 0, seconds = 0;
 };
 
+/// How the last adaptation moved the leaves, in the backend's memory, for carrying per-leaf data (a solution)
+/// over; valid until the next adaptation (reserve() empties it). Old leaf e with delta[e] == 0 is new leaf offset[e]; refined
+/// (delta[e] == 1), its children are new leaves offset[e] .. offset[e] + 3 in child order
+/// (kernels/child_transfer.hpp: child_vertices); coarsened (delta[e] == -1), e is child
+/// child_number(old_path[e], old_level[e]) of its group, which is old leaves e - that .. e - that + 3 and became
+/// new leaf offset[e - that].
+struct AdaptMap {
+  index_t old_elements = 0, new_elements = 0;
+  const std::int8_t* delta = nullptr;         ///< [old elements]
+  const index_t* offset = nullptr;            ///< [old elements]
+  const std::uint8_t* old_level = nullptr;    ///< [old elements]
+  const std::uint64_t* old_path = nullptr;    ///< [old elements]
+};
+
 /// The leaf mesh on the host, for output, saving and tests.
 struct LeafMesh {
   std::vector<double> x, y, z;                  ///< [nodes]
@@ -126,6 +140,8 @@ class TriangleForest {
   const ForestPtrs& arrays() const { return f_; }
   const FacePtrs& faces() const { return faces_; }
   const index_t* edge_faces() const { return edge_face_.data(); }  ///< [edges] the face a leaf edge is
+  /// How the last adaptation moved the leaves (empty before the first).
+  const AdaptMap& last_adaptation() const { return map_; }
   Geometry geometry() const;  ///< areas and centroids of the leaves, lengths and normals of the faces
   bool planar() const { return planar_; }  ///< in the xy plane (else a surface in 3D)
   const std::string& source() const { return source_; }  ///< the start mesh's file
@@ -156,6 +172,7 @@ class TriangleForest {
   RawArray<index_t> edge_face_;
   RawArray<std::uint8_t> refine_, coarsen_;
   std::vector<index_t> color_begin_;
+  AdaptMap map_{};
 };
 
 }  // namespace kempe::adapt

@@ -19,8 +19,10 @@
 
 namespace kempe::adapt {
 
-/// Which part of an element's edge a face covers.
-inline constexpr std::int8_t whole_edge = 0, first_half = 1, second_half = 2;
+/// Which part of an element's edge a face covers (base/types.hpp).
+using kempe::first_half;
+using kempe::second_half;
+using kempe::whole_edge;
 
 /// edge_flags bits.
 inline constexpr std::uint8_t edge_periodic = 1;  ///< the two sides see the edge at different places (a periodic join)

@@ -13,4 +13,9 @@ using index_t = std::int32_t;
 inline constexpr index_t no_element = -1;
 inline constexpr std::int32_t no_boundary = -1;
 
+/// Which part of an element's edge a face covers: all of it on a conforming mesh; on an adapted mesh the coarse
+/// side of a hanging face covers half, the first half from the edge's first vertex (counterclockwise round
+/// the element) to its midpoint, or the second half from the midpoint on.
+inline constexpr std::int8_t whole_edge = 0, first_half = 1, second_half = 2;
+
 }  // namespace kempe

@@ -33,7 +33,7 @@ class Buffer {
  public:
   Buffer() = default;
   /// n elements for `what` (named in error messages); zero on the CPU, unset on the device.
-  Buffer(Backend backend, std::size_t n, const char* what) : backend_(backend), size_(n), what_(what) {
+  Buffer(Backend backend, std::size_t n, const char* what) : backend_(backend), size_(n), capacity_(n), what_(what) {
     if (backend_ == Backend::cpu)
       host_.assign(n, T{});
     else
@@ -57,6 +57,26 @@ class Buffer {
   std::size_t size() const { return size_; }
   std::size_t bytes() const { return size_ * sizeof(T); }
   Backend backend() const { return backend_; }
+  /// The bytes held in the backend's memory (at least bytes(): see resize).
+  std::size_t held_bytes() const { return (backend_ == Backend::cpu ? host_.capacity() : capacity_) * sizeof(T); }
+
+  /// n values: the first min(n, size()) kept, the rest zero on the CPU and unset on the device. The storage
+  /// grows by half again when outgrown and never shrinks, so that arrays that follow an adapting mesh up and
+  /// down are rarely reallocated (on the device a cudaFree waits for every launch before it).
+  void resize(std::size_t n) {
+    if (backend_ == Backend::cpu) {
+      if (n > host_.capacity()) host_.reserve(n + n / 2);
+      host_.resize(n);
+    } else if (n > capacity_) {
+      const std::size_t grown = n + n / 2;
+      T* fresh = static_cast<T*>(device_allocate(grown * sizeof(T), what_));
+      if (device_ != nullptr && size_ > 0) copy_on_device(fresh, device_, (size_ < n ? size_ : n) * sizeof(T), what_);
+      if (device_ != nullptr) device_free(device_);
+      device_ = fresh;
+      capacity_ = grown;
+    }
+    size_ = n;
+  }
 
   /// Replaces the contents with `host` (same size).
   void upload(const std::vector<T>& host) {
@@ -100,6 +120,7 @@ class Buffer {
     std::swap(host_, o.host_);
     std::swap(device_, o.device_);
     std::swap(size_, o.size_);
+    std::swap(capacity_, o.capacity_);
     std::swap(what_, o.what_);
   }
 
@@ -107,6 +128,7 @@ class Buffer {
   std::vector<T> host_;
   T* device_ = nullptr;
   std::size_t size_ = 0;
+  std::size_t capacity_ = 0;  // on the device
   const char* what_ = "a buffer";
 };
 

@@ -44,6 +44,17 @@ struct Tables {
   const Real* face_weight;    ///< [face points]
   const Real* face_abscissa;  ///< [face points] Gauss points on [-1, 1]
   const Real* face_basis;     ///< [3][face points][modes]
+  /// [3][2][face points][modes]: the same points on the first and second half of each local face (the coarse
+  /// side of a hanging face; TriangleOperators::face_half_basis)
+  const Real* face_half_basis;
+
+  /// The basis at the face points of local face `local`, or of its half `half` (whole_edge, first_half,
+  /// second_half of base/types.hpp): [face points][modes].
+  template <int P>
+  KEMPE_HD const Real* side_basis(int local, int half) const {
+    constexpr int nq = P + 1, nm = basis::num_modes(P);
+    return half == whole_edge ? face_basis + local * nq * nm : face_half_basis + (2 * local + half - 1) * nq * nm;
+  }
 };
 
 /// Affine geometry per element, [elements] each.
@@ -65,6 +76,17 @@ struct Faces {
   /// middle and second vertex (mesh/boundary_curve.hpp). Where given, boundary conditions see the curve's
   /// normal at each quadrature point instead of the straight face's (Krivodonova & Berger 2006).
   const Real* bend = nullptr;
+  /// [faces] or null (a conforming mesh): the part of the left and the right element's edge the face covers
+  /// (whole_edge, first_half, second_half). A hanging face of an adapted mesh joins a fine element's whole
+  /// edge with half of the coarse element's: both sides are evaluated at the same physical points, so the
+  /// coarse element receives exactly the flux the fine one gives (conservative to round-off).
+  const std::int8_t *left_half = nullptr, *right_half = nullptr;
+
+  /// The part of the left (side 0) or right (side 1) element's edge face f covers.
+  KEMPE_HD int half(index_t f, int side) const {
+    const std::int8_t* h = side == 0 ? left_half : right_half;
+    return h == nullptr ? whole_edge : h[f];
+  }
 };
 
 /// The race strategies of the surface term, all sharing face_integrals below (chosen by name at run time):
@@ -240,6 +262,9 @@ struct FaceIntegrals {
     // A boundary face's right trace is the ghost state (below): it reads its left element's coefficients as
     // stand-ins, so that no load waits on a branch.
     const index_t r_read = r == no_element ? l : r;
+    // Each side's basis along its part of its edge (a boundary face's right side reads the left's as stand-in).
+    const Real* basis_l = t.template side_basis<P>(kl, fc.half(f, 0));
+    const Real* basis_r = r == no_element ? basis_l : t.template side_basis<P>(kr, fc.half(f, 1));
     Real ul[nq][nv], ur[nq][nv];
     for (int v = 0; v < nv; ++v) {
       Real cl[nm], cr[nm];
@@ -248,8 +273,8 @@ struct FaceIntegrals {
         cr[m] = c[(v * nm + m) * k + r_read];
       }
       for (int q = 0; q < nq; ++q) {
-        const Real* bl = t.face_basis + (kl * nq + q) * nm;
-        const Real* br = t.face_basis + (kr * nq + (nq - 1 - q)) * nm;
+        const Real* bl = basis_l + q * nm;
+        const Real* br = basis_r + (nq - 1 - q) * nm;
         Real sl = Real(0), sr = Real(0);
         for (int m = 0; m < nm; ++m) {
           sl += cl[m] * bl[m];
@@ -260,8 +285,8 @@ struct FaceIntegrals {
       }
     }
     for (int q = 0; q < nq; ++q) {
-      const Real* bl = t.face_basis + (kl * nq + q) * nm;
-      const Real* br = t.face_basis + (kr * nq + (nq - 1 - q)) * nm;
+      const Real* bl = basis_l + q * nm;
+      const Real* br = basis_r + (nq - 1 - q) * nm;
       Real flux[nv];
       if (r == no_element) {
         // Face points from (x0, y0) at the reference point -1 to (x1, y1) at +1.
@@ -343,8 +368,9 @@ struct EvalSurfaceBuffered {
   }
 };
 
-/// buffered, second pass: element e adds its three faces' contributions from the buffers. `element_faces`
-/// is [elements][3], each face in the element's local order.
+/// buffered, second pass: element e adds its faces' contributions from the buffers. `element_faces` is
+/// [elements][3], each face in the element's local order; `element_half_faces` (null on a conforming mesh) the
+/// second half's face where an edge is split (no_element elsewhere).
 template <int P, class Real>
 struct GatherFaces {
   index_t num_elements, num_faces;
@@ -352,36 +378,45 @@ struct GatherFaces {
   const index_t* element_faces;
   const index_t* face_left;
   Real* rhs;
+  const index_t* element_half_faces = nullptr;
 
   KEMPE_HD void operator()(index_t e) const {
     constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
     const std::size_t side = std::size_t(nv) * nm * num_faces;
-    for (int j = 0; j < 3; ++j) {
-      const index_t f = element_faces[3 * e + j];
+    auto gather = [&](index_t f) {
       const Real* b = buffer + (face_left[f] == e ? 0 : side);
       for (int v = 0; v < nv; ++v)
         for (int m = 0; m < nm; ++m) rhs[(v * nm + m) * num_elements + e] += b[std::size_t(v * nm + m) * num_faces + f];
+    };
+    for (int j = 0; j < 3; ++j) {
+      gather(element_faces[3 * e + j]);
+      if (element_half_faces != nullptr && element_half_faces[3 * e + j] != no_element) gather(element_half_faces[3 * e + j]);
     }
   }
 };
 
-/// elementwise: acc += element e's side of the integrals of its three faces, in local face order (the
-/// neighbour's state is evaluated at the face points, its side of the integral is not accumulated).
+/// elementwise: acc += element e's side of the integrals of its faces, in local face order, a split edge's
+/// first half then its second (the neighbour's state is evaluated at the face points, its side of the
+/// integral is not accumulated). `element_half_faces` is null on a conforming mesh.
 template <int P, class Real, euler::Flux F, class Boundary>
-KEMPE_HD void add_own_faces(const FaceIntegrals<P, Real, F, Boundary>& integrals, const index_t* element_faces, index_t e,
-                            Real (&acc)[euler::num_vars][basis::num_modes(P)]) {
+KEMPE_HD void add_own_faces(const FaceIntegrals<P, Real, F, Boundary>& integrals, const index_t* element_faces,
+                            const index_t* element_half_faces, index_t e, Real (&acc)[euler::num_vars][basis::num_modes(P)]) {
   for (int j = 0; j < 3; ++j) {
     const index_t f = element_faces[3 * e + j];
     integrals.add_side(f, integrals.fc.left[f] == e, acc);
+    if (element_half_faces == nullptr) continue;
+    const index_t h = element_half_faces[3 * e + j];
+    if (h != no_element) integrals.add_side(h, integrals.fc.left[h] == e, acc);
   }
 }
 
-/// elementwise: element e adds its side of its three faces' integrals to its rhs.
+/// elementwise: element e adds its side of its faces' integrals to its rhs.
 template <int P, class Real, euler::Flux F, class Boundary>
 struct EvalSurfaceElementwise {
   const index_t* element_faces;
   Real* rhs;
   FaceIntegrals<P, Real, F, Boundary> integrals;
+  const index_t* element_half_faces = nullptr;  ///< [elements][3] or null (add_own_faces)
 
   KEMPE_HD void operator()(index_t e) const {
     constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
@@ -389,7 +424,7 @@ struct EvalSurfaceElementwise {
     Real acc[nv][nm];
     for (int v = 0; v < nv; ++v)
       for (int m = 0; m < nm; ++m) acc[v][m] = rhs[(v * nm + m) * k + e];
-    add_own_faces(integrals, element_faces, e, acc);
+    add_own_faces(integrals, element_faces, element_half_faces, e, acc);
     for (int v = 0; v < nv; ++v)
       for (int m = 0; m < nm; ++m) rhs[(v * nm + m) * k + e] = acc[v][m];
   }
@@ -426,11 +461,12 @@ struct EvalElement {
   EvalVolume<P, Real> volume;
   const index_t* element_faces;
   FaceIntegrals<P, Real, F, Boundary> integrals;
+  const index_t* element_half_faces = nullptr;  ///< [elements][3] or null (add_own_faces)
 
   /// acc = element e's right-hand side.
   KEMPE_HD void accumulate(index_t e, Real (&acc)[euler::num_vars][basis::num_modes(P)]) const {
     volume.accumulate(e, acc);
-    add_own_faces(integrals, element_faces, e, acc);
+    add_own_faces(integrals, element_faces, element_half_faces, e, acc);
   }
 
   KEMPE_HD void operator()(index_t e) const {

@@ -234,24 +234,38 @@ struct TroubledCells {
   const Real* circumradius;                  ///< [elements]
   const Real* c;
   std::uint8_t* troubled;
+  /// Hanging faces of an adapted mesh (all null on a conforming mesh): the half-edge basis
+  /// ([3][2][face points][modes]), the part of each side's edge a face covers ([faces]) and each split edge's
+  /// second half ([elements][3], no_element where the edge is whole).
+  const Real* face_half_basis = nullptr;
+  const std::int8_t *face_left_half = nullptr, *face_right_half = nullptr;
+  const index_t* element_half_faces = nullptr;
 
   KEMPE_HD void operator()(index_t e) const {
     constexpr int nm = basis::num_modes(P), nq = P + 1;
     const index_t k = num_elements;
+    const Tables<Real> sides{nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, face_basis, face_half_basis};
     Real jump = Real(0), inflow = Real(0);
-    for (int j = 0; j < 3; ++j) {
-      const index_t f = element_faces[3 * e + j];
+    for (int part = 0; part < 6; ++part) {
+      const int j = part >> 1;
+      const index_t f = (part & 1) == 0 ? element_faces[3 * e + j]
+                                        : (element_half_faces == nullptr ? no_element : element_half_faces[3 * e + j]);
+      if (f == no_element) continue;
       const index_t l = face_left[f], r = face_right[f];
       if (r == no_element) continue;
       const bool own_left = l == e;
       const index_t n = own_left ? r : l;
       const int jo = own_left ? face_left_local[f] : face_right_local[f];
       const int jn = own_left ? face_right_local[f] : face_left_local[f];
+      const int ho = face_left_half == nullptr ? whole_edge : (own_left ? face_left_half[f] : face_right_half[f]);
+      const int hn = face_left_half == nullptr ? whole_edge : (own_left ? face_right_half[f] : face_left_half[f]);
+      const Real* basis_o = sides.template side_basis<P>(jo, ho);
+      const Real* basis_n = sides.template side_basis<P>(jn, hn);
       const Real sign = own_left ? Real(1) : Real(-1);
       const Real nx = sign * normal_x[f], ny = sign * normal_y[f], half = length[f] / Real(2);
       for (int q = 0; q < nq; ++q) {
-        const Real* bo = face_basis + (jo * nq + q) * nm;
-        const Real* bn = face_basis + (jn * nq + (nq - 1 - q)) * nm;  // the neighbour runs the other way
+        const Real* bo = basis_o + q * nm;
+        const Real* bn = basis_n + (nq - 1 - q) * nm;  // the neighbour runs the other way
         Real rho = Real(0), mx = Real(0), my = Real(0), rho_n = Real(0);
         for (int m = 0; m < nm; ++m) {
           rho += c[(euler::density * nm + m) * k + e] * bo[m];
@@ -374,6 +388,10 @@ struct MomentLimiter {
   const Real* taylor;       ///< [vars][modes][elements]
   Real* c;
   const std::uint8_t* troubled = nullptr;  ///< [elements]: limit only these (TroubledCells); null: all
+  /// An adapted mesh's second neighbour across each split edge and the offset to it ([elements][3],
+  /// no_element where the edge is whole); null on a conforming mesh.
+  const index_t* element_half_neighbors = nullptr;
+  const Real *half_neighbor_dx = nullptr, *half_neighbor_dy = nullptr;
 
   KEMPE_HD void operator()(index_t e) const {
     constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
@@ -390,10 +408,14 @@ struct MomentLimiter {
           const Real value = tv[std::size_t(d) * num_elements + e];
           const Real gx = tv[std::size_t(taylor_index(k, i)) * num_elements + e];
           const Real gy = tv[std::size_t(taylor_index(k, i + 1)) * num_elements + e];
-          for (int j = 0; j < 3; ++j) {
-            const index_t n = element_neighbors[3 * e + j];
+          for (int part = 0; part < 6; ++part) {
+            const int j = part >> 1;
+            const bool second = (part & 1) != 0;
+            if (second && element_half_neighbors == nullptr) continue;
+            const index_t n = second ? element_half_neighbors[3 * e + j] : element_neighbors[3 * e + j];
             if (n == no_element) continue;
-            const Real dx = neighbor_dx[3 * e + j], dy = neighbor_dy[3 * e + j];
+            const Real dx = second ? half_neighbor_dx[3 * e + j] : neighbor_dx[3 * e + j];
+            const Real dy = second ? half_neighbor_dy[3 * e + j] : neighbor_dy[3 * e + j];
             const Real slope = gx * dx + gy * dy;
             const Real difference = tv[std::size_t(d) * num_elements + n] - value;
             const Real noise = rounding_noise(tv[e], value, k, std::sqrt(dx * dx + dy * dy));

@@ -131,6 +131,17 @@ TriangleOperators triangle_operators(int order) {
       op.face_s[std::size_t(k) * face.size() + q] = s;
       for (int m = 0; m < nm; ++m) op.face_basis[(std::size_t(k) * face.size() + q) * nm + m] = basis::mode(m, r, s);
     }
+  // A hanging face covers half of the coarse element's edge: the same Gauss points mapped onto each half.
+  op.face_half_basis.resize(std::size_t(6) * face.size() * nm);
+  for (int k = 0; k < 3; ++k)
+    for (int half = 0; half < 2; ++half)
+      for (int q = 0; q < face.size(); ++q) {
+        const double t = (half + (1 + face.r[q]) / 2) / 2;  // [0, 1/2] on the first half, [1/2, 1] on the second
+        const double r = (1 - t) * vertex_r[k] + t * vertex_r[(k + 1) % 3];
+        const double s = (1 - t) * vertex_s[k] + t * vertex_s[(k + 1) % 3];
+        for (int m = 0; m < nm; ++m)
+          op.face_half_basis[((std::size_t(2 * k + half)) * face.size() + q) * nm + m] = basis::mode(m, r, s);
+      }
   add_taylor_tables(op);
   return op;
 }

@@ -26,6 +26,10 @@ struct TriangleOperators {
   /// k + 1 (mod 3) of the element. The neighbour runs along the shared face the other way, so its point q is
   /// this side's point num_face_points - 1 - q (both elements are positively oriented).
   std::vector<double> face_basis;
+  /// [3 local faces][2 halves][face points][modes]: the basis at the face points mapped onto the first half
+  /// (vertex k to the edge's midpoint) and the second half (midpoint to vertex k + 1) of local face k: the
+  /// coarse side of a hanging face of an adapted mesh, which meets a finer neighbour on half its edge.
+  std::vector<double> face_half_basis;
   std::vector<double> face_r, face_s;  ///< [3][face points] reference coordinates of the face points
   /// The limiters' Taylor tables (kernels/limiter_K.hpp). Monomials about the reference centroid (-1/3, -1/3)
   /// are numbered like the modes, by degree: monomial (k, i) = (r + 1/3)^(k - i) (s + 1/3)^i has number

@@ -170,6 +170,7 @@ class DGMesh {
     d.faces.normal_x = t.normal_x, d.faces.normal_y = t.normal_y, d.faces.length = t.length;
     d.faces.x0 = t.x0, d.faces.y0 = t.y0, d.faces.x1 = t.x1, d.faces.y1 = t.y1;
     d.faces.boundary = t.face_boundary;
+    d.faces.left_half = t.face_left_half, d.faces.right_half = t.face_right_half;
     d.boundary_bend = t.bend;
     d.element_faces = t.element_faces, d.element_vertices = t.element_vertices;
     d.vertex_element_begin = t.vertex_element_begin, d.vertex_elements = t.vertex_elements;
@@ -192,10 +193,16 @@ class DGMesh {
   const std::vector<index_t>& color_begin() const { return color_begin_; }
   /// The number of boundary groups the boundary faces use (the largest group index + 1).
   std::int32_t boundary_groups() const { return boundary_groups_; }
-  /// Host copies, for set-up, projection, errors and messages (empty after a rebuild from a forest).
-  const std::vector<Real>& jacobian() const { return host_copy(jacobian_); }
-  const std::vector<Real>& inradius() const { return host_copy(inradius_); }
-  const std::vector<std::int64_t>& element_tag() const { return host_copy(element_tag_); }  ///< the mesh file's numbers
+  /// Host copies, for set-up, projection, errors and messages: the host tables of a Mesh; for tables from a
+  /// forest, copies made on demand from the backend (kept until the next rebuild).
+  const std::vector<Real>& jacobian() const { return from_forest_ ? forest_copy(view_.geometry.jacobian, jacobian_) : jacobian_; }
+  const std::vector<Real>& inradius() const { return from_forest_ ? forest_copy(view_.inradius, inradius_) : inradius_; }
+  /// The mesh file's element numbers; for an adapted mesh the leaves' positions in storage order, from 1.
+  const std::vector<std::int64_t>& element_tag() const {
+    if (from_forest_ && element_tag_.size() != std::size_t(k_))
+      for (index_t e = 0; e < k_; ++e) element_tag_.push_back(e + 1);
+    return element_tag_;
+  }
   const std::string& source() const { return source_; }
   /// The physical point of reference point (r, s) in element e (tables from a Mesh only).
   std::array<double, 2> point(index_t e, double r, double s) const {
@@ -212,6 +219,17 @@ class DGMesh {
   const Vector& host_copy(const Vector& v) const {
     if (from_forest_) throw std::logic_error(source_ + ": the DG tables of an adapted mesh keep no host copies");
     return v;
+  }
+  /// `copy`, filled (once per rebuild) with the k_ values of a forest table in the backend's memory.
+  const std::vector<Real>& forest_copy(const Real* table, std::vector<Real>& copy) const {
+    if (copy.size() != std::size_t(k_)) {
+      copy.resize(k_);
+      if (backend_ == Backend::cpu)
+        std::copy(table, table + k_, copy.begin());
+      else
+        copy_to_host(copy.data(), table, copy.size() * sizeof(Real), "DG mesh tables");
+    }
+    return copy;
   }
 
   /// The host tables of `mesh`.
@@ -374,8 +392,9 @@ class DGMesh {
   bool from_forest_ = false;
   std::string source_;
   std::vector<index_t> color_begin_;
-  std::vector<std::int64_t> element_tag_;
-  std::vector<Real> jacobian_, dr_dx_, dr_dy_, ds_dx_, ds_dy_, inradius_, circumradius_;  // [elements]
+  mutable std::vector<std::int64_t> element_tag_;  // of a forest: filled on demand
+  mutable std::vector<Real> jacobian_, inradius_;  // of a forest: host copies made on demand
+  std::vector<Real> dr_dx_, dr_dy_, ds_dx_, ds_dy_, circumradius_;  // [elements]
   std::vector<double> vx_, vy_;                                                          // [elements][3]
   std::vector<index_t> element_vertices_, vertex_element_begin_, vertex_elements_, element_neighbors_, element_faces_;
   std::vector<Real> vertex_dx_, vertex_dy_, neighbor_dx_, neighbor_dy_;  // [elements][3]

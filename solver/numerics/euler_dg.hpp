@@ -17,10 +17,12 @@
 #include <type_traits>
 #include <vector>
 
+#include "adapt/transfer_K.hpp"
 #include "base/registry.hpp"
 #include "kernels/backend.hpp"
 #include "kernels/boundary_K.hpp"
 #include "kernels/buffer.hpp"
+#include "kernels/child_transfer.hpp"
 #include "kernels/dg_K.hpp"
 #include "kernels/limiter_K.hpp"
 #include "kernels/quadrature.hpp"
@@ -46,6 +48,60 @@ class EulerDG {
       : k_(mesh.num_elements()), gamma_(gamma), boundary_(boundary), strategy_(strategy), backend_(backend), mesh_(backend) {
     if (strategy == Strategy::colored && mesh.color_begin.size() < 2)
       throw std::invalid_argument(mesh.source + ": the colored strategy needs faces grouped by color (apply an ordering)");
+    set_reference_tables();
+    place_arrays(mesh.source, mesh.num_faces(), [&](std::size_t also_needed, const std::string& what) { mesh_.rebuild(mesh, also_needed, what); });
+  }
+
+  /// The solver on the current leaf mesh of an adaptive forest (adapt/forest.hpp), in the forest's backend: its
+  /// mesh tables are built there by kernels (DGMesh::rebuild of a forest), hanging faces included; its faces
+  /// are grouped by the forest's 2K colors. std::invalid_argument when the forest lives on another backend or
+  /// is not in the xy plane.
+  EulerDG(const adapt::TriangleForest& forest, Real gamma, Boundary boundary, Strategy strategy, Backend backend = Backend::cpu)
+      : k_(forest.num_elements()), gamma_(gamma), boundary_(boundary), strategy_(strategy), backend_(backend), mesh_(backend) {
+    set_reference_tables();
+    place_arrays(forest.source(), forest.num_faces(),
+                 [&](std::size_t also_needed, const std::string& what) { mesh_.rebuild(forest, also_needed, what); });
+  }
+
+  /// The mesh tables the kernels read.
+  const DGMesh<Real>& mesh() const { return mesh_; }
+
+  /// Follows the forest's last adaptation (adapt/forest.hpp), in the backend's memory: the solution moves to
+  /// the new leaves (prolongation to children, L2 projection of coarsened groups: kernels/child_transfer.hpp),
+  /// the mesh tables are rebuilt by kernels, and the work arrays follow the new size (grown by half again when
+  /// outgrown, never shrunk). The positivity limiter, when on, passes over the transferred state (restriction
+  /// and prolongation keep cell averages, not point values). Only counts reach the host. std::logic_error
+  /// unless the solver stands on the mesh the adaptation started from; on Backend::cuda, running out of memory
+  /// is std::runtime_error naming the sizes.
+  void remesh(const adapt::TriangleForest& forest) {
+    const adapt::AdaptMap& map = forest.last_adaptation();
+    if (map.delta == nullptr || map.old_elements != k_ || map.new_elements != forest.num_elements())
+      throw std::logic_error(forest.source() + ": remesh follows one adaptation of the mesh the solver stands on (" +
+                             std::to_string(k_) + " elements; the adaptation went from " + std::to_string(map.old_elements) +
+                             " to " + std::to_string(map.new_elements) + ")");
+    const index_t k = map.new_elements;
+    const std::size_t values = std::size_t(nv) * num_modes * k;
+    next_.resize(values);
+    forall(backend_, k_, adapt::TransferSolution<P, Real>{map, d_.prolongation, d_.restriction, c_.data(), next_.data()});
+    std::swap(c_, next_);
+    // Follow the new size: the old solution's storage stays for the next transfer.
+    k_ = k;
+    mesh_.rebuild(forest, 0, forest.source() + ": the solver's mesh tables at p = " + std::to_string(P) + " (" + std::to_string(k) + " elements)");
+    mesh_bytes_ = mesh_.bytes() + reference_table_bytes();
+    integrator_.resize(values);
+    if (strategy_ == Strategy::buffered) buffer_.resize(std::size_t(2) * nv * num_modes * std::size_t(mesh_.num_faces()));
+    if (limiter_ != Limiter::none && P > 0) {
+      troubled_.resize(k);
+      taylor_.resize(values);
+      if (limiter_ == Limiter::vertex)
+        bounds_.resize(std::size_t(2) * nv * VertexBounds<P, Real>::num_fields * mesh_.num_vertices());
+    }
+    step_graph_.clear();
+    if (positivity_epsilon_ > Real(0)) limit_positivity(c_.data());
+  }
+
+ private:
+  void set_reference_tables() {
     const TriangleOperators op = triangle_operators(P);
     auto convert = [](const std::vector<double>& v) { return std::vector<Real>(v.begin(), v.end()); };
     volume_weight_ = convert(op.volume_weight);
@@ -55,6 +111,10 @@ class EulerDG {
     face_weight_ = convert(op.face_weight);
     face_abscissa_ = convert(op.face_abscissa);
     face_basis_ = convert(op.face_basis);
+    face_half_basis_ = convert(op.face_half_basis);
+    const ChildTransfer transfer = child_transfer(P);
+    prolongation_ = convert(transfer.prolongation);
+    restriction_ = convert(transfer.restriction);
     volume_r_ = op.volume_r;
     volume_s_ = op.volume_s;
     // The slope limiters' tables, and the positivity limiter's check points: the volume points, then the face points.
@@ -63,8 +123,9 @@ class EulerDG {
     check_basis_ = volume_basis_;
     check_basis_.insert(check_basis_.end(), face_basis_.begin(), face_basis_.end());
     num_check_points_ = static_cast<int>(check_basis_.size() / num_modes);
-    place_arrays(mesh);
   }
+
+ public:
 
   index_t num_elements() const { return k_; }
   Real time() const { return time_; }
@@ -168,10 +229,13 @@ class EulerDG {
         break;
       case Strategy::buffered:
         forall(backend_, nf, EvalSurfaceBuffered<P, Real, F, Boundary>{nf, buffer_.data(), integrals});
-        forall(backend_, k_, GatherFaces<P, Real>{k_, nf, buffer_.data(), mesh_.view().element_faces, mesh_.view().faces.left, out});
+        forall(backend_, k_,
+               GatherFaces<P, Real>{k_, nf, buffer_.data(), mesh_.view().element_faces, mesh_.view().faces.left, out,
+                                    mesh_.view().element_half_faces});
         break;
       case Strategy::elementwise:
-        forall(backend_, k_, EvalSurfaceElementwise<P, Real, F, Boundary>{mesh_.view().element_faces, out, integrals});
+        forall(backend_, k_,
+               EvalSurfaceElementwise<P, Real, F, Boundary>{mesh_.view().element_faces, out, integrals, mesh_.view().element_half_faces});
         break;
     }
   }
@@ -187,7 +251,7 @@ class EulerDG {
   MemoryUse memory_use() const {
     MemoryUse use;
     use.mesh = mesh_bytes_;
-    use.solution = c_.bytes() + integrator_.bytes() + clock_.bytes() + step_min_.bytes() + eval_clock_.bytes();
+    use.solution = c_.bytes() + next_.held_bytes() + integrator_.bytes() + clock_.bytes() + step_min_.bytes() + eval_clock_.bytes();
     use.strategy = buffer_.bytes();
     use.limiter = taylor_.bytes() + bounds_.bytes() + troubled_.bytes();
     return use;
@@ -201,7 +265,7 @@ class EulerDG {
   /// instead), as a functor for forall (public for the GPU benchmark, which times launch variants of it).
   EvalElement<P, Real, F, Boundary> element_pass(const Real* c, const Real* clock, Real stage_fraction, Real* out) const {
     return {EvalVolume<P, Real>{k_, gamma_, c, out, d_.tables, mesh_.view().geometry}, mesh_.view().element_faces,
-            face_integrals(c, clock, stage_fraction)};
+            face_integrals(c, clock, stage_fraction), mesh_.view().element_half_faces};
   }
 
   /// One step of `dt` with the given integrator (see time_integrators.hpp); stage times reach the boundary
@@ -276,7 +340,8 @@ class EulerDG {
     if (limiter_ == Limiter::moment) {
       launch(k_,
              MomentLimiter<P, Real>{k_, mesh_.view().element_neighbors, mesh_.view().neighbor_dx, mesh_.view().neighbor_dy, moment_theta_,
-                                    d_.degree_part, taylor_.data(), c, troubled});
+                                    d_.degree_part, taylor_.data(), c, troubled, mesh_.view().element_half_neighbors,
+                                    mesh_.view().half_neighbor_dx, mesh_.view().half_neighbor_dy});
       return;
     }
     launch(mesh_.num_vertices(),
@@ -529,7 +594,8 @@ class EulerDG {
     launch(k_,
            TroubledCells<P, Real>{k_, mesh_.view().element_faces, faces().left, faces().right, faces().left_local,
                                   faces().right_local, faces().normal_x, faces().normal_y, faces().length,
-                                  d_.tables.face_weight, d_.tables.face_basis, mesh_.view().circumradius, c, troubled_.data()});
+                                  d_.tables.face_weight, d_.tables.face_basis, mesh_.view().circumradius, c, troubled_.data(),
+                                  d_.tables.face_half_basis, faces().left_half, faces().right_half, mesh_.view().element_half_faces});
   }
 
   /// The reference tables the kernels read (the mesh's are DGMesh's), listed once: visit(host vector, name,
@@ -543,6 +609,9 @@ class EulerDG {
     visit(face_weight_, "face weights", d_.tables.face_weight);
     visit(face_abscissa_, "face abscissae", d_.tables.face_abscissa);
     visit(face_basis_, "face basis", d_.tables.face_basis);
+    visit(face_half_basis_, "half-face basis", d_.tables.face_half_basis);
+    visit(prolongation_, "prolongation matrices", d_.prolongation);
+    visit(restriction_, "restriction matrices", d_.restriction);
     visit(check_basis_, "positivity check basis", d_.check_basis);
     visit(taylor_from_modes_, "Taylor tables", d_.taylor_from_modes);
     visit(degree_part_, "Taylor tables", d_.degree_part);
@@ -575,18 +644,26 @@ class EulerDG {
   /// Builds the mesh tables and points the kernels at every array: the host vectors themselves on the CPU;
   /// device copies on the GPU, after checking against cudaMemGetInfo that they and the solution's work vectors
   /// fit.
-  void place_arrays(const Mesh& mesh) {
+  std::size_t reference_table_bytes() {
+    std::size_t bytes = 0;
+    for_each_table([&bytes](const auto& host, const char*, auto&) { bytes += host.size() * sizeof(host[0]); });
+    return bytes;
+  }
+
+  /// `rebuild(also_needed, what)` builds the mesh tables (DGMesh::rebuild of a Mesh or a forest) with `faces`
+  /// faces.
+  template <class Rebuild>
+  void place_arrays(const std::string& source, index_t faces, Rebuild&& rebuild) {
     const std::size_t solution_values = std::size_t(nv) * num_modes * k_;
-    std::size_t table_bytes = 0;
-    for_each_table([&table_bytes](const auto& host, const char*, auto&) { table_bytes += host.size() * sizeof(host[0]); });
+    const std::size_t table_bytes = reference_table_bytes();
     // The solution, three integrator vectors and the strategy's buffer; the limiter's come later.
     const std::size_t solver_bytes = table_bytes + 4 * solution_values * sizeof(Real) +
-                                     (strategy_ == Strategy::buffered ? std::size_t(2) * nv * num_modes * mesh.num_faces() * sizeof(Real) : 0);
-    mesh_.rebuild(mesh, solver_bytes,
-                  mesh.source + ": the solver at p = " + std::to_string(P) + " (" + std::to_string(k_) + " elements)");
+                                     (strategy_ == Strategy::buffered ? std::size_t(2) * nv * num_modes * std::size_t(faces) * sizeof(Real) : 0);
+    rebuild(solver_bytes, source + ": the solver at p = " + std::to_string(P) + " (" + std::to_string(k_) + " elements)");
     mesh_bytes_ = mesh_.bytes() + table_bytes;
     for_each_table([this](const auto& host, const char* what, auto& target) { target = placed_tables_.place(backend_, host, what); });
     c_ = Buffer<Real>(backend_, solution_values, "the solution");
+    next_ = Buffer<Real>(backend_, 0, "the transferred solution");
     integrator_.allocate(backend_, solution_values);
     if (strategy_ == Strategy::buffered)
       buffer_ = Buffer<Real>(backend_, std::size_t(2) * nv * num_modes * mesh_.num_faces(), "the buffered strategy's face buffer");
@@ -623,6 +700,7 @@ class EulerDG {
   struct Arrays {
     Tables<Real> tables{};
     const Real *check_basis = nullptr, *taylor_from_modes = nullptr, *degree_part = nullptr;
+    const Real *prolongation = nullptr, *restriction = nullptr;  ///< [4][modes][modes] (ChildTransfer)
   };
 
   /// The faces as the kernels see them: with the boundary curve's angles where curved boundaries are on.
@@ -644,6 +722,8 @@ class EulerDG {
   int num_check_points_ = 0;
   // Host copies of the reference tables (set-up, projection, errors); the kernels read them through d_.
   std::vector<Real> volume_weight_, volume_basis_, volume_grad_r_, volume_grad_s_, face_weight_, face_abscissa_, face_basis_;
+  std::vector<Real> face_half_basis_;  // [3][2][face points][modes]
+  std::vector<Real> prolongation_, restriction_;  // [4][modes][modes]
   std::vector<double> volume_r_, volume_s_;
   std::vector<Real> check_basis_;  // [volume points + 3 face points][modes]
   std::vector<Real> taylor_from_modes_, degree_part_;  // TriangleOperators' limiter tables
@@ -656,6 +736,7 @@ class EulerDG {
   PlacedArrays placed_tables_;
   std::size_t mesh_bytes_ = 0;
   Buffer<Real> c_;                      // [vars][modes][elements]
+  Buffer<Real> next_;                   // where remesh transfers the solution (then the two swap)
   Buffer<Real> buffer_;                 // the buffered strategy's per-face contributions
   Buffer<Real> taylor_, bounds_;        // [vars][modes][elements]; [2][vars][VertexBounds::num_fields][vertices]
   Buffer<std::uint8_t> troubled_;       // [elements] KXRCF flags

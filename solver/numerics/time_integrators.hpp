@@ -155,6 +155,10 @@ class RungeKutta {
     rhs_ = Buffer<Real>(backend, n, "the Runge-Kutta right-hand side");
   }
   std::size_t bytes() const { return start_.bytes() + stage_.bytes() + rhs_.bytes(); }
+  /// n values per work vector (their contents are per step), in storage grown by half again when outgrown.
+  void resize(std::size_t n) {
+    for (Buffer<Real>* b : {&start_, &stage_, &rhs_}) b->resize(n);
+  }
 
   /// With a fused stage available, the SSP methods run each stage as one pass of it (the same values up to
   /// rounding); the other methods, whose stages combine more vectors, always evaluate and combine.

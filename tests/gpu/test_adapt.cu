@@ -1,12 +1,15 @@
 // Adaptive refinement on the GPU (adapt/forest.hpp): the same seeded cycles on the CPU and on the CUDA backend
 // give the same meshes and colors bit for bit (nodes, elements, tree, faces), on planar, periodic and
 // closed-surface meshes; the GPU round trip gives the start mesh back; the DG solver's tables of the adapted
-// mesh, built by kernels on each backend, are the same bit for bit. Skipped without a device.
+// mesh, built by kernels on each backend, are the same bit for bit; the DG solver on such a mesh (hanging faces,
+// every race strategy) steps and follows an adaptation as on the CPU. Skipped without a device.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -16,6 +19,7 @@
 #include "mesh/generators.hpp"
 #include "skip.hpp"
 #include "tests/unit/adapt_fixtures.hpp"
+#include "tests/unit/dg_cases.hpp"
 
 namespace kempe {
 namespace {
@@ -130,6 +134,54 @@ TEST(GpuAdapt, RoundTripGivesTheStartMesh) {
     ASSERT_TRUE(gpu.adapt().valid());
   }
   EXPECT_EQ(gpu.difference_from(mesh), "");
+}
+
+/// The largest difference of two solutions, relative to the largest value.
+double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double difference = 0, size = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) difference = std::max(difference, std::abs(a[i] - b[i])), size = std::max(size, std::abs(a[i]));
+  return difference / size;
+}
+
+TEST(GpuAdapt, SolverStepsAndFollowsAdaptationsAsOnTheCpu) {
+  SKIP_WITHOUT_GPU();
+  constexpr int P = 2, nm = basis::num_modes(P), nv = euler::num_vars;
+  const Mesh mesh = prepared(periodic_grid_mesh(12, 1.0, 0.2));
+  adapt::TriangleForest cpu(mesh, Backend::cpu, 3), gpu(mesh, Backend::cuda, 3);
+  std::uint64_t cycle = 0;
+  auto adapt_both = [&] {
+    cpu.flag_random(0.3, 0.2, 29, cycle);
+    gpu.flag_random(0.3, 0.2, 29, cycle);
+    ++cycle;
+    ASSERT_TRUE(cpu.adapt().valid());
+    ASSERT_TRUE(gpu.adapt().valid());
+  };
+  for (int c = 0; c < 3; ++c) adapt_both();
+  double u[nv];
+  euler::conserved(1.2, 0.3, -0.2, 0.9, test::gamma_air, u);
+  const test::FixedState ghost{{u[0], u[1], u[2], u[3]}};
+  for (const auto& named : dg::strategies) {
+    SCOPED_TRACE(named.name);
+    using Solver = dg::EulerDG<P, double, euler::Flux::roe, test::FixedState>;
+    Solver a(cpu, test::gamma_air, ghost, named.value, Backend::cpu), b(gpu, test::gamma_air, ghost, named.value, Backend::cuda);
+    // A state with jumps across every face, hanging ones included.
+    const index_t k = a.num_elements();
+    std::mt19937_64 random(3);
+    std::uniform_real_distribution<double> wobble(-0.02, 0.02);
+    std::vector<double> state(std::size_t(nv) * nm * k);
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nm; ++m)
+        for (index_t e = 0; e < k; ++e)
+          state[(std::size_t(v) * nm + m) * k + e] = (m == 0 ? u[v] / dg::mode0_value : 0.0) + wobble(random) * std::abs(u[v]);
+    a.set_solution(state), b.set_solution(state);
+    a.step(dg::Integrator::ssprk3, 1e-3), b.step(dg::Integrator::ssprk3, 1e-3);
+    EXPECT_LT(relative_difference(a.solution(), b.solution()), 1e-13) << "after a step";
+    adapt_both();
+    a.remesh(cpu), b.remesh(gpu);
+    EXPECT_LT(relative_difference(a.solution(), b.solution()), 1e-13) << "after a transfer";
+    a.step(dg::Integrator::ssprk3, 1e-3), b.step(dg::Integrator::ssprk3, 1e-3);
+    EXPECT_LT(relative_difference(a.solution(), b.solution()), 1e-13) << "after a step on the new mesh";
+  }
 }
 
 }  // namespace

@@ -1,0 +1,351 @@
+// The DG solver on adapted meshes with hanging faces (kernels/dg_K.hpp, kernels/limiter_K.hpp on the tables of
+// adapt/dg_tables.hpp), on the CPU backend: a free stream stays free on random 1-irregular meshes at every
+// order with every race strategy; the strategies agree and conserve to round-off (the coarse side of a hanging
+// face receives exactly the flux the fine side gives); a continuous state has one trace on both sides of every
+// face, halves included, so every consistent flux gives the same right-hand side, the troubled-cell indicator
+// sees no jump and the moment limiter leaves a linear state alone. The solution follows an adaptation: the
+// child matrices are exact and conservative, a linear state carries over exactly, mass is conserved, and
+// refining everything and coarsening it back returns the coefficients.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "adapt/forest.hpp"
+#include "adapt_fixtures.hpp"
+#include "dg_cases.hpp"
+#include "kernels/child_transfer.hpp"
+#include "kernels/quadrature.hpp"
+#include "kernels/triangle.hpp"
+
+namespace kempe {
+namespace {
+
+using test::adapt_start;
+using test::FixedState;
+using test::gamma_air;
+
+constexpr int nv = euler::num_vars;
+
+/// A forest of `mesh` after random cycles that leave hanging faces (at most level 3).
+adapt::TriangleForest hanging_forest(const Mesh& mesh, std::uint64_t seed) {
+  adapt::TriangleForest forest(mesh, Backend::cpu, 3);
+  index_t hanging = 0;
+  for (int cycle = 0; cycle < 4 || hanging == 0; ++cycle) {
+    forest.flag_random(0.3, 0.15, seed, cycle);
+    const adapt::AdaptReport report = forest.adapt();
+    EXPECT_TRUE(report.valid());
+    hanging = report.hanging_faces;
+    if (cycle > 20) break;
+  }
+  EXPECT_GT(hanging, 0) << mesh.source;
+  return forest;
+}
+
+/// The L2 projection of state(x, y, out) on the forest's leaves at order P, c[var][mode][element], with the
+/// solver's own volume rule (what EulerDG::project computes on a Mesh).
+template <int P, class State>
+std::vector<double> project(const adapt::TriangleForest& forest, State&& state) {
+  const adapt::LeafMesh leaves = forest.to_host();
+  const dg::TriangleOperators op = dg::triangle_operators(P);
+  const index_t k = leaves.num_elements();
+  const int nm = op.num_modes;
+  std::vector<double> c(std::size_t(nv) * nm * k, 0.0);
+  for (index_t e = 0; e < k; ++e) {
+    std::array<double, 3> x, y;
+    for (int j = 0; j < 3; ++j) x[j] = leaves.x[leaves.element_vertices[3 * e + j]], y[j] = leaves.y[leaves.element_vertices[3 * e + j]];
+    for (int q = 0; q < op.num_volume_points; ++q) {
+      const auto [px, py] = dg::triangle_point(x, y, op.volume_r[q], op.volume_s[q]);
+      double u[nv];
+      state(px, py, u);
+      for (int v = 0; v < nv; ++v)
+        for (int m = 0; m < nm; ++m)
+          c[(std::size_t(v) * nm + m) * k + e] += op.volume_weight[q] * op.volume_basis[std::size_t(q) * nm + m] * u[v];
+    }
+  }
+  return c;
+}
+
+/// The free stream's state, also the ghost state on every boundary face.
+struct Stream {
+  double u[nv];
+  Stream() { euler::conserved(1.2, 0.3, -0.2, 0.9, gamma_air, u); }
+  FixedState ghost() const { return {{u[0], u[1], u[2], u[3]}}; }
+  void operator()(double, double, double* out) const { std::copy(u, u + nv, out); }
+};
+
+template <int P>
+void check_free_stream(const adapt::TriangleForest& forest) {
+  const Stream stream;
+  const std::vector<double> c = project<P>(forest, stream);
+  for (const auto& named : dg::strategies) {
+    dg::EulerDG<P, double, euler::Flux::hllc, FixedState> solver(forest, gamma_air, stream.ghost(), named.value);
+    std::vector<double> rhs(c.size());
+    solver.rhs(c, 0, rhs);
+    double largest = 0;
+    for (double r : rhs) largest = std::max(largest, std::abs(r));
+    // As on conforming meshes (test_dg.cpp): relative to the terms that cancel, which grow like (P + 1)^2.
+    EXPECT_LT(largest, 1e-12 * (P + 1) * (P + 1)) << "p = " << P << ", " << named.name;
+  }
+}
+
+template <int... P>
+void check_free_stream_orders(const adapt::TriangleForest& forest, std::integer_sequence<int, P...>) {
+  (check_free_stream<P>(forest), ...);
+}
+
+TEST(AdaptedDG, FreeStreamIsPreservedOnHangingFacesAtEveryOrderByEveryStrategy) {
+  const Mesh meshes[] = {adapt_start(grid_mesh(6, 1.0, 0.25, 3)), adapt_start(periodic_grid_mesh(6, 1.0, 0.2))};
+  for (const Mesh& mesh : meshes) {
+    SCOPED_TRACE(mesh.source);
+    const adapt::TriangleForest forest = hanging_forest(mesh, 11);
+    check_free_stream_orders(forest, std::make_integer_sequence<int, basis::max_order + 1>{});
+  }
+}
+
+/// Random coefficients about a positive state: a discontinuous solution, with jumps across every face.
+template <int P>
+std::vector<double> rough_state(index_t k, std::uint64_t seed) {
+  constexpr int nm = basis::num_modes(P);
+  const Stream stream;
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<double> wobble(-0.02, 0.02);
+  std::vector<double> c(std::size_t(nv) * nm * k);
+  for (int v = 0; v < nv; ++v)
+    for (int m = 0; m < nm; ++m)
+      for (index_t e = 0; e < k; ++e)
+        c[(std::size_t(v) * nm + m) * k + e] = (m == 0 ? stream.u[v] / dg::mode0_value : 0.0) + wobble(random) * std::abs(stream.u[v]);
+  return c;
+}
+
+/// On a periodic mesh nothing leaves: the mesh integral of every variable's time derivative,
+/// sum over elements of |J| dc_0/dt, vanishes to round-off, by every strategy; and the strategies agree.
+template <int P>
+void check_conservation(const adapt::TriangleForest& forest) {
+  constexpr int nm = basis::num_modes(P);
+  const index_t k = forest.num_elements();
+  const std::vector<double> c = rough_state<P>(k, 5);
+  const Stream stream;
+  std::vector<double> reference;
+  for (const auto& named : dg::strategies) {
+    dg::EulerDG<P, double, euler::Flux::roe, FixedState> solver(forest, gamma_air, stream.ghost(), named.value);
+    std::vector<double> rhs(c.size());
+    solver.rhs(c, 0, rhs);
+    const std::vector<double>& jacobian = solver.mesh().jacobian();
+    for (int v = 0; v < nv; ++v) {
+      double total = 0, size = 0;
+      for (index_t e = 0; e < k; ++e) {
+        const double term = jacobian[e] * rhs[std::size_t(v) * nm * k + e];
+        total += term, size += std::abs(term);
+      }
+      EXPECT_LT(std::abs(total), 1e-14 * size) << "p = " << P << ", " << named.name << ", variable " << v;
+    }
+    if (reference.empty()) {
+      reference = rhs;
+      continue;
+    }
+    double largest = 0, difference = 0;
+    for (std::size_t i = 0; i < rhs.size(); ++i)
+      largest = std::max(largest, std::abs(reference[i])), difference = std::max(difference, std::abs(rhs[i] - reference[i]));
+    EXPECT_LT(difference, 1e-13 * largest) << "p = " << P << ", " << named.name << " against " << dg::strategies[0].name;
+  }
+}
+
+TEST(AdaptedDG, HangingFacesConserveAndEveryStrategyAgrees) {
+  const adapt::TriangleForest forest = hanging_forest(adapt_start(periodic_grid_mesh(6, 1.0, 0.2)), 23);
+  check_conservation<1>(forest);
+  check_conservation<2>(forest);
+  check_conservation<4>(forest);
+}
+
+/// A linear state: continuous, so both sides of every face, halves included, have the same trace.
+struct Linear {
+  void operator()(double x, double y, double* out) const {
+    const double rho = 1.0 + 0.3 * x - 0.2 * y, vx = 0.4, vy = -0.1, p = 1.0 + 0.1 * x + 0.25 * y;
+    euler::conserved(rho, vx, vy, p, gamma_air, out);
+    // Momentum and energy as linear fields too (a linear density times a constant velocity is linear).
+    out[euler::energy] = 2.5 + 0.5 * x + 0.3 * y;
+  }
+};
+
+/// Elements with no boundary face (their right-hand side sees interior traces only).
+template <class Solver>
+std::vector<index_t> interior_elements(const Solver& solver) {
+  const auto& t = solver.mesh().view();
+  std::vector<index_t> inside;
+  for (index_t e = 0; e < solver.num_elements(); ++e) {
+    bool boundary = false;
+    for (int j = 0; j < 3; ++j) boundary = boundary || t.element_neighbors[3 * e + j] == no_element;
+    if (!boundary) inside.push_back(e);
+  }
+  return inside;
+}
+
+template <int P>
+void check_one_trace(const adapt::TriangleForest& forest) {
+  constexpr int nm = basis::num_modes(P);
+  const std::vector<double> c = project<P>(forest, Linear{});
+  const Stream stream;
+  dg::EulerDG<P, double, euler::Flux::rusanov, FixedState> rusanov(forest, gamma_air, stream.ghost(), dg::Strategy::colored);
+  dg::EulerDG<P, double, euler::Flux::hllc, FixedState> hllc(forest, gamma_air, stream.ghost(), dg::Strategy::colored);
+  const index_t k = forest.num_elements();
+  const std::vector<index_t> inside = interior_elements(rusanov);
+  ASSERT_FALSE(inside.empty());
+  // The largest difference between the two fluxes' right-hand sides on the interior elements.
+  auto flux_difference = [&](const std::vector<double>& state) {
+    std::vector<double> a(state.size()), b(state.size());
+    rusanov.rhs(state, 0, a);
+    hllc.rhs(state, 0, b);
+    double difference = 0;
+    for (int vm = 0; vm < nv * nm; ++vm)
+      for (index_t e : inside) difference = std::max(difference, std::abs(a[std::size_t(vm) * k + e] - b[std::size_t(vm) * k + e]));
+    return difference;
+  };
+  // Against a state with jumps (where the fluxes differ by their dissipation): rounding only.
+  const double continuous = flux_difference(c), rough = flux_difference(rough_state<P>(k, 3));
+  EXPECT_LT(continuous, 1e-9 * rough) << "p = " << P << ": Rusanov and HLLC differ, so some face sees two traces";
+
+  // No jump, so no troubled cell; and a linear state's slopes match its neighbours' differences exactly, so
+  // the moment limiter, applied everywhere, changes nothing.
+  hllc.set_limiter(dg::Limiter::moment, 2.0, false);
+  const std::vector<std::uint8_t>& troubled = hllc.troubled_cells(c);
+  EXPECT_EQ(std::count(troubled.begin(), troubled.end(), std::uint8_t(1)), 0) << "p = " << P;
+  std::vector<double> limited = c;
+  hllc.limit_slopes(limited);
+  double change = 0, size = 0;
+  for (std::size_t i = 0; i < c.size(); ++i) change = std::max(change, std::abs(limited[i] - c[i])), size = std::max(size, std::abs(c[i]));
+  EXPECT_LT(change, 1e-12 * size) << "p = " << P << ": the moment limiter changed a linear state";
+}
+
+TEST(AdaptedDG, AContinuousStateHasOneTraceOnBothSidesOfHangingFaces) {
+  const adapt::TriangleForest forest = hanging_forest(adapt_start(grid_mesh(6, 1.0, 0.25, 3)), 31);
+  check_one_trace<1>(forest);
+  check_one_trace<2>(forest);
+  check_one_trace<3>(forest);
+}
+
+/// The parent's polynomial at point (r, s) of child c's reference triangle, and child c's (coefficients
+/// prolongation[c] a) at the same point, agree; restriction after prolongation is the identity; the restricted
+/// cell average is the children's mean.
+TEST(ChildTransfer, ProlongationIsExactAndRestrictionUndoesIt) {
+  for (int p = 0; p <= basis::max_order; ++p) {
+    SCOPED_TRACE("p = " + std::to_string(p));
+    const dg::ChildTransfer t = dg::child_transfer(p);
+    const int nm = t.num_modes;
+    std::mt19937_64 random(p);
+    std::uniform_real_distribution<double> coefficient(-1, 1);
+    std::vector<double> a(nm);
+    for (double& x : a) x = coefficient(random);
+    const quad::Rule rule = quad::triangle_rule(quad::max_triangle_degree);
+    std::vector<double> identity(std::size_t(nm) * nm, 0.0);
+    double mean = 0;
+    for (int c = 0; c < 4; ++c) {
+      const double* prolong = t.prolongation.data() + std::size_t(c) * nm * nm;
+      const double* restrict_c = t.restriction.data() + std::size_t(c) * nm * nm;
+      std::vector<double> child(nm, 0.0);
+      for (int i = 0; i < nm; ++i)
+        for (int j = 0; j < nm; ++j) child[i] += prolong[i * nm + j] * a[j];
+      mean += child[0] / 4;
+      const auto v = dg::child_vertices(c);
+      for (int q = 0; q < rule.size(); ++q) {
+        const double wa = -(rule.r[q] + rule.s[q]) / 2, wb = (1 + rule.r[q]) / 2, wc = (1 + rule.s[q]) / 2;
+        const double r = wa * v[0][0] + wb * v[1][0] + wc * v[2][0], s = wa * v[0][1] + wb * v[1][1] + wc * v[2][1];
+        double parent_value = 0, child_value = 0;
+        for (int m = 0; m < nm; ++m) parent_value += a[m] * basis::mode(m, r, s), child_value += child[m] * basis::mode(m, rule.r[q], rule.s[q]);
+        ASSERT_NEAR(child_value, parent_value, 1e-13) << "child " << c << ", point " << q;
+      }
+      for (int i = 0; i < nm; ++i)
+        for (int j = 0; j < nm; ++j)
+          for (int k = 0; k < nm; ++k) identity[std::size_t(i) * nm + j] += restrict_c[i * nm + k] * prolong[k * nm + j];
+    }
+    for (int i = 0; i < nm; ++i)
+      for (int j = 0; j < nm; ++j) EXPECT_NEAR(identity[std::size_t(i) * nm + j], i == j ? 1.0 : 0.0, 1e-14) << i << ", " << j;
+    EXPECT_NEAR(mean, a[0], 1e-15);
+  }
+  EXPECT_THROW(dg::child_transfer(basis::max_order + 1), std::invalid_argument);
+}
+
+/// sum over elements of |J| times each variable's mode 0: the mesh integral of each conserved variable, up to
+/// the constant factor of the basis.
+template <class Solver>
+std::array<double, nv> totals(const Solver& solver) {
+  constexpr int nm = Solver::num_modes;
+  const std::vector<double>& c = solver.solution();
+  const std::vector<double>& jacobian = solver.mesh().jacobian();
+  const index_t k = solver.num_elements();
+  std::array<double, nv> total{};
+  for (int v = 0; v < nv; ++v)
+    for (index_t e = 0; e < k; ++e) total[v] += jacobian[e] * c[std::size_t(v) * nm * k + e];
+  return total;
+}
+
+template <int P>
+void check_remesh(const Mesh& start) {
+  SCOPED_TRACE("p = " + std::to_string(P));
+  adapt::TriangleForest forest(start, Backend::cpu, 3);
+  const Stream stream;
+  dg::EulerDG<P, double, euler::Flux::roe, FixedState> solver(forest, gamma_air, stream.ghost(), dg::Strategy::colored);
+  // Everything refined, then coarsened back: the same leaves and the same coefficients.
+  solver.set_solution(rough_state<P>(solver.num_elements(), 7));
+  const std::vector<double> start_state = solver.solution();
+  const index_t start_elements = solver.num_elements();
+  forest.flag_all(true, false);
+  ASSERT_TRUE(forest.adapt().valid());
+  solver.remesh(forest);
+  ASSERT_GT(solver.num_elements(), start_elements);
+  forest.flag_all(false, true);
+  ASSERT_TRUE(forest.adapt().valid());
+  solver.remesh(forest);
+  ASSERT_EQ(solver.num_elements(), start_elements);
+  const std::vector<double>& back = solver.solution();
+  double difference = 0, size = 0;
+  for (std::size_t i = 0; i < back.size(); ++i)
+    difference = std::max(difference, std::abs(back[i] - start_state[i])), size = std::max(size, std::abs(start_state[i]));
+  EXPECT_LT(difference, 1e-14 * size);
+  // A linear state is a polynomial on every leaf before and after (from p = 1): the transfer carries it exactly.
+  solver.set_solution(project<P>(forest, Linear{}));
+  for (int cycle = 0; cycle < 4; ++cycle) {
+    forest.flag_random(0.3, 0.3, 41, cycle);
+    ASSERT_TRUE(forest.adapt().valid());
+    solver.remesh(forest);
+    ASSERT_EQ(solver.num_elements(), forest.num_elements());
+    if constexpr (P == 0) continue;
+    const std::vector<double> expected = project<P>(forest, Linear{});
+    const std::vector<double>& c = solver.solution();
+    ASSERT_EQ(c.size(), expected.size());
+    double error = 0;
+    for (std::size_t i = 0; i < c.size(); ++i) error = std::max(error, std::abs(c[i] - expected[i]));
+    EXPECT_LT(error, 1e-13) << "cycle " << cycle;
+  }
+  // A rough state keeps its mesh integrals through random adaptations, to round-off.
+  solver.set_solution(rough_state<P>(solver.num_elements(), 9));
+  const std::array<double, nv> before = totals(solver);
+  for (int cycle = 4; cycle < 8; ++cycle) {
+    forest.flag_random(0.3, 0.3, 41, cycle);
+    ASSERT_TRUE(forest.adapt().valid());
+    solver.remesh(forest);
+    const std::array<double, nv> after = totals(solver);
+    for (int v = 0; v < nv; ++v) EXPECT_NEAR(after[v], before[v], 1e-14 * std::abs(before[v])) << "cycle " << cycle << ", variable " << v;
+  }
+  // A step on the adapted mesh goes, and a solver that did not follow an adaptation is refused.
+  solver.step(dg::Integrator::ssprk3, 1e-4);
+  forest.flag_random(0.2, 0.0, 43, 99);
+  forest.adapt();
+  forest.flag_random(0.2, 0.0, 43, 100);
+  forest.adapt();
+  EXPECT_THROW(solver.remesh(forest), std::logic_error);
+}
+
+TEST(AdaptedDG, TheSolutionFollowsAdaptationsExactlyAndConservatively) {
+  const Mesh start = adapt_start(periodic_grid_mesh(5, 1.0, 0.2));
+  check_remesh<0>(start);
+  check_remesh<1>(start);
+  check_remesh<2>(start);
+  check_remesh<3>(start);
+}
+
+}  // namespace
+}  // namespace kempe
