@@ -47,15 +47,15 @@ struct Tables {
   /// [3][2][face points][modes]: the same points on the first and second half of each local face (the coarse
   /// side of a hanging face; TriangleOperators::face_half_basis)
   const Real* face_half_basis;
-
-  /// The basis at the face points of local face `local`, or of its half `half` (whole_edge, first_half,
-  /// second_half of base/types.hpp): [face points][modes].
-  template <int P>
-  KEMPE_HD const Real* side_basis(int local, int half) const {
-    constexpr int nq = P + 1, nm = basis::num_modes(P);
-    return half == whole_edge ? face_basis + local * nq * nm : face_half_basis + (2 * local + half - 1) * nq * nm;
-  }
 };
+
+/// The basis at the face points of local face `local`, or of its half `half` (whole_edge, first_half,
+/// second_half of base/types.hpp), from the tables face_basis and face_half_basis of Tables: [face points][modes].
+template <int P, class Real>
+KEMPE_HD const Real* side_basis(const Real* face_basis, const Real* face_half_basis, int local, int half) {
+  constexpr int nq = P + 1, nm = basis::num_modes(P);
+  return half == whole_edge ? face_basis + local * nq * nm : face_half_basis + (2 * local + half - 1) * nq * nm;
+}
 
 /// Affine geometry per element, [elements] each.
 template <class Real>
@@ -263,8 +263,8 @@ struct FaceIntegrals {
     // stand-ins, so that no load waits on a branch.
     const index_t r_read = r == no_element ? l : r;
     // Each side's basis along its part of its edge (a boundary face's right side reads the left's as stand-in).
-    const Real* basis_l = t.template side_basis<P>(kl, fc.half(f, 0));
-    const Real* basis_r = r == no_element ? basis_l : t.template side_basis<P>(kr, fc.half(f, 1));
+    const Real* basis_l = side_basis<P>(t.face_basis, t.face_half_basis, kl, fc.half(f, 0));
+    const Real* basis_r = r == no_element ? basis_l : side_basis<P>(t.face_basis, t.face_half_basis, kr, fc.half(f, 1));
     Real ul[nq][nv], ur[nq][nv];
     for (int v = 0; v < nv; ++v) {
       Real cl[nm], cr[nm];

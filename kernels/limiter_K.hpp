@@ -244,7 +244,6 @@ struct TroubledCells {
   KEMPE_HD void operator()(index_t e) const {
     constexpr int nm = basis::num_modes(P), nq = P + 1;
     const index_t k = num_elements;
-    const Tables<Real> sides{nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, face_basis, face_half_basis};
     Real jump = Real(0), inflow = Real(0);
     for (int part = 0; part < 6; ++part) {
       const int j = part >> 1;
@@ -259,8 +258,8 @@ struct TroubledCells {
       const int jn = own_left ? face_right_local[f] : face_left_local[f];
       const int ho = face_left_half == nullptr ? whole_edge : (own_left ? face_left_half[f] : face_right_half[f]);
       const int hn = face_left_half == nullptr ? whole_edge : (own_left ? face_right_half[f] : face_left_half[f]);
-      const Real* basis_o = sides.template side_basis<P>(jo, ho);
-      const Real* basis_n = sides.template side_basis<P>(jn, hn);
+      const Real* basis_o = side_basis<P>(face_basis, face_half_basis, jo, ho);
+      const Real* basis_n = side_basis<P>(face_basis, face_half_basis, jn, hn);
       const Real sign = own_left ? Real(1) : Real(-1);
       const Real nx = sign * normal_x[f], ny = sign * normal_y[f], half = length[f] / Real(2);
       for (int q = 0; q < nq; ++q) {

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -46,11 +47,10 @@ class DGMesh {
     const Real *inradius = nullptr, *circumradius = nullptr;  ///< [elements]
     /// [elements][3]: centroid to each vertex, and to the neighbour's centroid across each face
     const Real *vertex_dx = nullptr, *vertex_dy = nullptr, *neighbor_dx = nullptr, *neighbor_dy = nullptr;
-    /// Hanging faces of an adapted mesh (null for tables from a Mesh, which is conforming): the part of each
-    /// side's edge a face covers (whole_edge, first_half, second_half of adapt/forest_K.hpp), and across an
-    /// element's split edge the second half's face, neighbour and offset (the first half's are in the tables
-    /// above; no_element and 0 where the edge is whole).
-    const std::int8_t *face_left_half = nullptr, *face_right_half = nullptr;          ///< [faces]
+    /// Hanging faces of an adapted mesh (null for tables from a Mesh, which is conforming; the part of each
+    /// side's edge a face covers is in faces.left_half and faces.right_half): across an element's split edge
+    /// the second half's face, neighbour and offset (the first half's are in the tables above; no_element and
+    /// 0 where the edge is whole).
     const index_t *element_half_faces = nullptr, *element_half_neighbors = nullptr;  ///< [elements][3]
     const Real *half_neighbor_dx = nullptr, *half_neighbor_dy = nullptr;             ///< [elements][3]
   };
@@ -177,7 +177,6 @@ class DGMesh {
     d.element_neighbors = t.element_neighbors;
     d.inradius = t.inradius, d.circumradius = t.circumradius;
     d.vertex_dx = t.vertex_dx, d.vertex_dy = t.vertex_dy, d.neighbor_dx = t.neighbor_dx, d.neighbor_dy = t.neighbor_dy;
-    d.face_left_half = t.face_left_half, d.face_right_half = t.face_right_half;
     d.element_half_faces = t.element_half_faces, d.element_half_neighbors = t.element_half_neighbors;
     d.half_neighbor_dx = t.half_neighbor_dx, d.half_neighbor_dy = t.half_neighbor_dy;
   }
@@ -199,8 +198,10 @@ class DGMesh {
   const std::vector<Real>& inradius() const { return from_forest_ ? forest_copy(view_.inradius, inradius_) : inradius_; }
   /// The mesh file's element numbers; for an adapted mesh the leaves' positions in storage order, from 1.
   const std::vector<std::int64_t>& element_tag() const {
-    if (from_forest_ && element_tag_.size() != std::size_t(k_))
-      for (index_t e = 0; e < k_; ++e) element_tag_.push_back(e + 1);
+    if (from_forest_ && element_tag_.size() != std::size_t(k_)) {
+      element_tag_.resize(k_);
+      std::iota(element_tag_.begin(), element_tag_.end(), std::int64_t(1));
+    }
     return element_tag_;
   }
   const std::string& source() const { return source_; }

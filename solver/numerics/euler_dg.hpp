@@ -100,33 +100,6 @@ class EulerDG {
     if (positivity_epsilon_ > Real(0)) limit_positivity(c_.data());
   }
 
- private:
-  void set_reference_tables() {
-    const TriangleOperators op = triangle_operators(P);
-    auto convert = [](const std::vector<double>& v) { return std::vector<Real>(v.begin(), v.end()); };
-    volume_weight_ = convert(op.volume_weight);
-    volume_basis_ = convert(op.volume_basis);
-    volume_grad_r_ = convert(op.volume_grad_r);
-    volume_grad_s_ = convert(op.volume_grad_s);
-    face_weight_ = convert(op.face_weight);
-    face_abscissa_ = convert(op.face_abscissa);
-    face_basis_ = convert(op.face_basis);
-    face_half_basis_ = convert(op.face_half_basis);
-    const ChildTransfer transfer = child_transfer(P);
-    prolongation_ = convert(transfer.prolongation);
-    restriction_ = convert(transfer.restriction);
-    volume_r_ = op.volume_r;
-    volume_s_ = op.volume_s;
-    // The slope limiters' tables, and the positivity limiter's check points: the volume points, then the face points.
-    taylor_from_modes_ = convert(op.taylor_from_modes);
-    degree_part_ = convert(op.degree_part);
-    check_basis_ = volume_basis_;
-    check_basis_.insert(check_basis_.end(), face_basis_.begin(), face_basis_.end());
-    num_check_points_ = static_cast<int>(check_basis_.size() / num_modes);
-  }
-
- public:
-
   index_t num_elements() const { return k_; }
   Real time() const { return time_; }
   /// The size of the last step taken (0 before the first).
@@ -454,6 +427,30 @@ class EulerDG {
   }
 
  private:
+  void set_reference_tables() {
+    const TriangleOperators op = triangle_operators(P);
+    auto convert = [](const std::vector<double>& v) { return std::vector<Real>(v.begin(), v.end()); };
+    volume_weight_ = convert(op.volume_weight);
+    volume_basis_ = convert(op.volume_basis);
+    volume_grad_r_ = convert(op.volume_grad_r);
+    volume_grad_s_ = convert(op.volume_grad_s);
+    face_weight_ = convert(op.face_weight);
+    face_abscissa_ = convert(op.face_abscissa);
+    face_basis_ = convert(op.face_basis);
+    face_half_basis_ = convert(op.face_half_basis);
+    const ChildTransfer transfer = child_transfer(P);
+    prolongation_ = convert(transfer.prolongation);
+    restriction_ = convert(transfer.restriction);
+    volume_r_ = op.volume_r;
+    volume_s_ = op.volume_s;
+    // The slope limiters' tables, and the positivity limiter's check points: the volume points, then the face points.
+    taylor_from_modes_ = convert(op.taylor_from_modes);
+    degree_part_ = convert(op.degree_part);
+    check_basis_ = volume_basis_;
+    check_basis_.insert(check_basis_.end(), face_basis_.begin(), face_basis_.end());
+    num_check_points_ = static_cast<int>(check_basis_.size() / num_modes);
+  }
+
   void require_cpu(const char* what) const {
     if (backend_ != Backend::cpu) throw std::logic_error(std::string(what) + ": the solver runs on the CUDA backend");
   }

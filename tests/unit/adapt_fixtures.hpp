@@ -62,8 +62,8 @@ void compare_dg_tables(const dg::DGMesh<Real>& a, const dg::DGMesh<Real>& b, Com
   compare(x.faces.right, y.faces.right, nf, "face right");
   compare(x.faces.left_local, y.faces.left_local, nf, "face left local");
   compare(x.faces.right_local, y.faces.right_local, nf, "face right local");
-  compare(x.face_left_half, y.face_left_half, nf, "face left half");
-  compare(x.face_right_half, y.face_right_half, nf, "face right half");
+  compare(x.faces.left_half, y.faces.left_half, nf, "face left half");
+  compare(x.faces.right_half, y.faces.right_half, nf, "face right half");
   compare(x.faces.boundary, y.faces.boundary, nf, "face boundary");
   compare(x.faces.normal_x, y.faces.normal_x, nf, "normal x");
   compare(x.faces.normal_y, y.faces.normal_y, nf, "normal y");

@@ -86,7 +86,7 @@ void expect_same_tables(const dg::DGMesh<Real>& forest, const dg::DGMesh<Real>& 
   const auto &a = forest.view(), &b = host.view();
   // A conforming mesh: every face whole, no second halves.
   for (std::size_t k = 0; k < nf; ++k)
-    ASSERT_TRUE(a.face_left_half[k] == adapt::whole_edge && a.face_right_half[k] == adapt::whole_edge) << "face " << k;
+    ASSERT_TRUE(a.faces.left_half[k] == adapt::whole_edge && a.faces.right_half[k] == adapt::whole_edge) << "face " << k;
   for (std::size_t i = 0; i < 3 * ne; ++i) ASSERT_EQ(a.element_half_faces[i], no_element) << "row " << i;
   ASSERT_EQ(a.boundary_bend == nullptr, b.boundary_bend == nullptr);
   if (a.boundary_bend == nullptr) return;
@@ -136,8 +136,8 @@ TEST(DGTables, FromAUniformlyRefinedForestAreTheHostTablesOfItsLeaves) {
 
 /// The face of element e's local edge j that covers `half` of it, as the face tables say.
 bool face_names(const Tables::View& t, index_t k, index_t e, int j, int half) {
-  return (t.faces.left[k] == e && t.faces.left_local[k] == j && t.face_left_half[k] == half) ||
-         (t.faces.right[k] == e && t.faces.right_local[k] == j && t.face_right_half[k] == half);
+  return (t.faces.left[k] == e && t.faces.left_local[k] == j && t.faces.left_half[k] == half) ||
+         (t.faces.right[k] == e && t.faces.right_local[k] == j && t.faces.right_half[k] == half);
 }
 
 TEST(DGTables, HangingFacesAreSeenFromBothSides) {
