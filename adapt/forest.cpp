@@ -662,6 +662,26 @@ LeafMesh TriangleForest::to_host() const {
   return m;
 }
 
+Mesh leaf_elements_mesh(const LeafMesh& leaves, const Mesh& start) {
+  Mesh out;
+  out.source = start.source;
+  out.dim = start.dim, out.space_dim = start.space_dim;
+  out.x = leaves.x, out.y = leaves.y, out.z = leaves.z;
+  const index_t ne = leaves.num_elements();
+  out.element_type.assign(ne, ElementType::triangle);
+  out.element_vertices = leaves.element_vertices;
+  out.element_vertex_begin.resize(std::size_t(ne) + 1);
+  for (index_t e = 0; e <= ne; ++e) out.element_vertex_begin[e] = 3 * e;
+  out.element_tag.resize(ne);
+  for (index_t e = 0; e < ne; ++e) out.element_tag[e] = start.element_tag[leaves.root[e]];
+  out.volume = leaves.area, out.centroid_x = leaves.centroid_x, out.centroid_y = leaves.centroid_y, out.centroid_z = leaves.centroid_z;
+  out.boundary_names = start.boundary_names;
+  out.leaf_root = leaves.root;
+  out.leaf_path.assign(leaves.path.begin(), leaves.path.end());
+  out.leaf_level.assign(leaves.level.begin(), leaves.level.end());
+  return out;
+}
+
 std::string TriangleForest::difference_from(const Mesh& start) const {
   const LeafMesh m = to_host();
   std::ostringstream out;

@@ -92,6 +92,10 @@ struct LeafMesh {
   index_t num_faces() const { return static_cast<index_t>(face_left.size()); }
 };
 
+/// The leaves' nodes and triangles as a Mesh, for output and error norms (which read elements only): element_tag
+/// is the start mesh's number of each leaf's root triangle, volume and centroids are the leaves'; no faces.
+Mesh leaf_elements_mesh(const LeafMesh& leaves, const Mesh& start);
+
 class TriangleForest {
  public:
   /// The forest of `start`'s triangles on `backend`. The start mesh must hold triangles only (planar, a surface in

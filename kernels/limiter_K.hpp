@@ -240,6 +240,9 @@ struct TroubledCells {
   const Real* face_half_basis = nullptr;
   const std::int8_t *face_left_half = nullptr, *face_right_half = nullptr;
   const index_t* element_half_faces = nullptr;
+  /// [elements] or null: where given, the ratio jump / (h^((P+1)/2) |inflow| |mean|) too (0 without inflow), which
+  /// the element is flagged for exceeding (adapt/indicators_K.hpp's kxrcf indicator).
+  double* ratio = nullptr;
 
   KEMPE_HD void operator()(index_t e) const {
     constexpr int nm = basis::num_modes(P), nq = P + 1;
@@ -284,6 +287,7 @@ struct TroubledCells {
     scale = std::sqrt(scale);  // h^((P + 1) / 2)
     const Real size = scale * inflow * (mean < Real(0) ? -mean : mean);
     troubled[e] = inflow > Real(0) && jump > size ? 1 : 0;
+    if (ratio != nullptr) ratio[e] = inflow > Real(0) && size > Real(0) ? double(jump) / double(size) : 0.0;
   }
 };
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "adapt/indicators_K.hpp"
 #include "base/registry.hpp"
 #include "coloring/coloring.hpp"
 #include "coloring/reorder.hpp"
@@ -33,6 +34,8 @@ std::vector<std::string_view> condition_names() {
   names.push_back("periodic");
   return names;
 }
+std::vector<std::string_view> indicator_names() { return names_of(adapt::indicators); }
+std::vector<std::string_view> indicator_variable_names() { return names_of(adapt::indicator_variables); }
 std::vector<std::string_view> function_names() { return names_of(bc::state_functions); }
 std::vector<std::string_view> coloring_names() { return names_of(coloring_algorithms()); }
 std::vector<std::string_view> ordering_names() { return names_of(orderings()); }
@@ -130,6 +133,35 @@ const std::vector<Setting> table = {
      function_names, -huge, huge, true},
     {"checkpoint.interval", T::real, "0", "time between checkpoints (0: none, except on a signal or a failure)",
      nullptr, 0, huge},
+    {"adapt.indicator", T::choice, "",
+     "adaptive refinement: the indicator that flags elements (none given: the mesh stays as it is). density_jump: "
+     "normalised jump of adapt.variable's cell averages across faces; kxrcf: the KXRCF troubled-cell ratio; "
+     "modal_decay: Persson & Peraire's share of the highest modes (log10); box: 1 inside adapt.boxes",
+     indicator_names, -huge, huge, true},
+    {"adapt.variable", T::choice, "density", "the variable density_jump and modal_decay look at",
+     indicator_variable_names},
+    {"adapt.refine_above", T::real, "",
+     "refine elements whose indicator exceeds this (default: the indicator's own, density_jump 0.02, kxrcf 1, "
+     "modal_decay -3, box 0.5)",
+     nullptr, -huge, huge, true},
+    {"adapt.coarsen_below", T::real, "",
+     "coarsen four siblings when all four indicators lie below this, which must be below adapt.refine_above "
+     "(default: density_jump 0.005, kxrcf 0.1, modal_decay -5, box 0.25)",
+     nullptr, -huge, huge, true},
+    {"adapt.max_level", T::integer, "2", "the finest level: each level halves the start mesh's element size", nullptr,
+     1, 12},
+    {"adapt.interval", T::integer, "5", "steps between adaptations", nullptr, 1, 1e9},
+    {"adapt.buffer", T::integer, "1",
+     "rings of neighbours refined around each flagged element, so that a shock cannot leave the fine zone between "
+     "two adaptations",
+     nullptr, 0, 16},
+    {"adapt.initial_levels", T::integer, "0",
+     "adaptations of the initial state before the first step, the initial condition projected anew on the "
+     "refined mesh each time (up to adapt.max_level)",
+     nullptr, 0, 12},
+    {"adapt.boxes", T::real_list, "",
+     "for the box indicator: boxes [x0, y0, x1, y1, x0, y0, x1, y1, ...], x0 < x1, y0 < y1, at most 16", nullptr,
+     -huge, huge, true, 0},
 };
 
 bool matches(std::string_view pattern, std::string_view key) {

@@ -49,6 +49,69 @@ std::string place(const CaseFile& c, const std::string& key, const std::string& 
 
 }  // namespace
 
+std::string key_location(const CaseFile& c, const std::string& key) { return place(c, key, key); }
+
+std::optional<AdaptSettings> adapt_settings(const CaseFile& c) {
+  static const char* const keys[] = {"adapt.variable", "adapt.refine_above", "adapt.coarsen_below", "adapt.max_level",
+                                     "adapt.interval", "adapt.buffer", "adapt.initial_levels", "adapt.boxes"};
+  if (!c.has("adapt.indicator")) {
+    for (const char* key : keys)
+      if (c.has(key) && c.origin(key).kind != Origin::Kind::default_value)
+        throw std::invalid_argument(place(c, key, key) + "adaptive refinement needs adapt.indicator too (one of: " +
+                                    [] {
+                                      std::string names;
+                                      for (const auto& i : adapt::indicators) names += (names.empty() ? "" : ", ") + std::string(i.name);
+                                      return names;
+                                    }() + ")");
+    return std::nullopt;
+  }
+  AdaptSettings a;
+  const adapt::IndicatorEntry& indicator = adapt::indicator_from_name(c.text("adapt.indicator"));
+  a.criteria.indicator = indicator.value;
+  a.criteria.variable = adapt::indicator_variable_from_name(c.text("adapt.variable"));
+  a.criteria.refine_above = c.has("adapt.refine_above") ? c.real("adapt.refine_above") : indicator.refine_above;
+  a.criteria.coarsen_below = c.has("adapt.coarsen_below") ? c.real("adapt.coarsen_below") : indicator.coarsen_below;
+  a.criteria.buffer = static_cast<int>(c.integer("adapt.buffer"));
+  a.max_level = static_cast<int>(c.integer("adapt.max_level"));
+  a.interval = static_cast<int>(c.integer("adapt.interval"));
+  a.initial_levels = static_cast<int>(c.integer("adapt.initial_levels"));
+  if (!(a.criteria.coarsen_below < a.criteria.refine_above)) {
+    const char* key = c.has("adapt.coarsen_below") ? "adapt.coarsen_below" : "adapt.refine_above";
+    char message[160];
+    std::snprintf(message, sizeof message, "adapt.coarsen_below (%g) must be below adapt.refine_above (%g)",
+                  a.criteria.coarsen_below, a.criteria.refine_above);
+    throw std::invalid_argument(place(c, key, key) + message);
+  }
+  if (a.initial_levels > a.max_level)
+    throw std::invalid_argument(place(c, "adapt.initial_levels", "adapt.initial_levels") + std::to_string(a.initial_levels) +
+                                " adaptations of the initial state cannot go below adapt.max_level " + std::to_string(a.max_level));
+  if (indicator.value == adapt::Indicator::modal_decay && c.integer("solver.order") == 0)
+    throw std::invalid_argument(place(c, "adapt.indicator", "adapt.indicator") +
+                                "modal_decay compares an element's highest modes with the others, and solver.order 0 has only one");
+  if (indicator.value != adapt::Indicator::box) {
+    if (c.has("adapt.boxes"))
+      throw std::invalid_argument(place(c, "adapt.boxes", "adapt.boxes") + "boxes are for adapt.indicator box, not " +
+                                  c.text("adapt.indicator"));
+    return a;
+  }
+  if (!c.has("adapt.boxes"))
+    throw std::invalid_argument(place(c, "adapt.indicator", "adapt.indicator") +
+                                "the box indicator needs adapt.boxes: [x0, y0, x1, y1, ...]");
+  const std::vector<double> values = c.real_list("adapt.boxes");
+  const std::string where = place(c, "adapt.boxes", "adapt.boxes");
+  if (values.size() % 4 != 0)
+    throw std::invalid_argument(where + std::to_string(values.size()) + " numbers; each box is 4: x0, y0, x1, y1");
+  if (values.size() / 4 > std::size_t(adapt::max_boxes))
+    throw std::invalid_argument(where + std::to_string(values.size() / 4) + " boxes; at most " + std::to_string(adapt::max_boxes));
+  for (std::size_t b = 0; b < values.size(); b += 4) {
+    const adapt::Box box{values[b], values[b + 1], values[b + 2], values[b + 3]};
+    if (!(box.x0 < box.x1 && box.y0 < box.y1))
+      throw std::invalid_argument(where + "box " + std::to_string(b / 4 + 1) + " is empty: each box needs x0 < x1 and y0 < y1");
+    a.criteria.boxes.push_back(box);
+  }
+  return a;
+}
+
 std::string mesh_path(const CaseFile& c) {
   const std::filesystem::path file(c.text("mesh.file"));
   if (file.is_absolute()) return file.string();

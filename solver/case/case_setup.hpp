@@ -3,9 +3,11 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "adapt/indicators_K.hpp"
 #include "kernels/boundary_K.hpp"
 #include "mesh/mesh.hpp"
 #include "solver/case/case_file.hpp"
@@ -42,6 +44,21 @@ BoundaryTable boundary_table(const CaseFile& c, const Mesh& mesh);
 
 /// The initial state: state(x, y, out) writes the conserved variables (a named function at t = 0, or uniform).
 std::function<void(double, double, double*)> initial_state(const CaseFile& c);
+
+/// "case.yaml:12:5: KEY: " where the key was given in the file, "--set KEY: " for an override, "case.yaml: KEY: "
+/// for a default: the start of an error message about the key's value.
+std::string key_location(const CaseFile& c, const std::string& key);
+
+/// A case's adaptive refinement (its adapt: section).
+struct AdaptSettings {
+  adapt::AdaptCriteria criteria;
+  int max_level = 2, interval = 5, initial_levels = 0;
+};
+/// The adapt: section, or nothing when the case gives no adapt.indicator. std::invalid_argument naming the key
+/// (file and line) for adapt keys without adapt.indicator, adapt.coarsen_below not below adapt.refine_above,
+/// adapt.initial_levels above adapt.max_level, a box indicator without boxes (or with more than
+/// adapt::max_boxes, or an empty one), boxes given to another indicator, and modal_decay at solver.order 0.
+std::optional<AdaptSettings> adapt_settings(const CaseFile& c);
 
 /// The most output times a case may ask for (each is a file).
 inline constexpr int max_outputs = 100000;

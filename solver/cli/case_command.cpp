@@ -28,6 +28,7 @@ void add_case_command(CLI::App& app) {
     const cases::CaseFile c = cases::CaseFile::load(*file, *overrides);
     (void)cases::initial_state(c);  // checks the initial state's names and expressions
     (void)cases::output_times(c);   // and the output times
+    (void)cases::adapt_settings(c);  // and the adapt: section's keys together
     std::fputs(c.resolved_yaml().c_str(), stdout);
     if (*no_mesh) return;
     Mesh mesh = cases::load_case_mesh(c);

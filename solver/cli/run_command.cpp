@@ -6,6 +6,9 @@
 #include <csignal>
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <optional>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -16,9 +19,11 @@
 #include <string>
 #include <vector>
 
+#include "adapt/forest.hpp"
 #include "base/registry.hpp"
 #include "coloring/coloring.hpp"
 #include "coloring/reorder.hpp"
+#include "kernels/basis.hpp"
 #include "kernels/boundary_K.hpp"
 #include "mesh/load.hpp"
 #include "solver/case/case_file.hpp"
@@ -173,20 +178,22 @@ sim::SolverOptions solver_options(const cases::CaseFile& c) {
 /// A progress line rewritten in place on a terminal, plain lines at most every 10 s otherwise.
 class Progress {
  public:
-  Progress(bool quiet, double start, double end, std::int64_t dofs, int stages)
-      : quiet_(quiet), terminal_(isatty(STDOUT_FILENO) != 0), start_(start), end_(end), dofs_(dofs),
-        stages_(stages), t0_(Clock::now()) {}
-  /// `steps` in all (shown); `steps_here` since this process started (for the rate).
-  void update(long steps, long steps_here, double time, double dt, bool force = false) {
+  Progress(bool quiet, double start, double end)
+      : quiet_(quiet), terminal_(isatty(STDOUT_FILENO) != 0), start_(start), end_(end), t0_(Clock::now()) {}
+  /// `steps` in all (shown); `dof_updates` since this process started (for the rate: DOF times stages per
+  /// step, summed over the steps, as the mesh may change); `elements` shown when positive (an adapted mesh).
+  void update(long steps, double dof_updates, double time, double dt, index_t elements, bool force = false) {
     if (quiet_) return;
     const double wall = seconds_since(t0_);
     if (!force && wall - last_ < (terminal_ ? 0.25 : 10.0)) return;
     last_ = wall;
     const double done = end_ > start_ ? (time - start_) / (end_ - start_) : 1;
     const double eta = done > 0 ? wall * (1 - done) / done : 0;
-    const double rate = wall > 0 ? double(dofs_) * double(stages_) * double(steps_here) / wall : 0;
-    std::printf("%sstep %ld  t = %.6g  dt = %.3e  %5.1f%%  ETA %s  %.3g DOF/s%s", terminal_ ? "\r" : "", steps, time,
-                dt, 100 * done, format_duration(eta).c_str(), rate, terminal_ ? "   " : "\n");
+    const double rate = wall > 0 ? dof_updates / wall : 0;
+    char mesh[48] = "";
+    if (elements > 0) std::snprintf(mesh, sizeof mesh, "  %lld elements", static_cast<long long>(elements));
+    std::printf("%sstep %ld  t = %.6g  dt = %.3e  %5.1f%%  ETA %s  %.3g DOF/s%s%s", terminal_ ? "\r" : "", steps, time,
+                dt, 100 * done, format_duration(eta).c_str(), rate, mesh, terminal_ ? "   " : "\n");
     std::fflush(stdout);
   }
   void finish() {
@@ -196,8 +203,6 @@ class Progress {
  private:
   bool quiet_, terminal_;
   double start_, end_;
-  std::int64_t dofs_;
-  int stages_;
   Clock::time_point t0_;
   double last_ = -1e30;
 };
@@ -231,12 +236,13 @@ class CaseRun {
       : o_(o), c_(cases::CaseFile::load(o.case_file, overrides(o))),
         stem_(std::filesystem::path(o.case_file).stem().string()), folder_(output_folder(o, c_, stem_)),
         end_(c_.real("time.end")), series_(folder_, stem_, c_.text_list("output.fields"), o.quiet) {
-    const auto initial = cases::initial_state(c_);
+    initial_ = cases::initial_state(c_);
+    adapt_ = cases::adapt_settings(c_);
     std::filesystem::create_directories(folder_);
     output::write_file_atomically(folder_ + "/" + stem_ + ".resolved.yaml", c_.resolved_yaml(), "the resolved configuration");
     if (!o_.quiet) std::fputs(c_.resolved_yaml().c_str(), stdout);
     mesh_ = prepare_mesh(c_, o_.quiet);
-    build_solver(initial);
+    build_solver(!o_.resume.empty());
     read_diagnostics();
   }
 
@@ -254,10 +260,22 @@ class CaseRun {
       refuse("it holds order " + std::to_string(k.order) + ", the case has solver.order " + std::to_string(options_.order));
     if (k.precision != sim::precision_name(options_.precision))
       refuse("it holds precision " + k.precision + ", the case has solver.precision " + sim::precision_name(options_.precision));
-    if (k.num_elements != mesh_.num_elements() || k.mesh_fingerprint != output::mesh_fingerprint(mesh_))
+    const bool adapted = !k.leaf_root.empty();
+    if (k.mesh_fingerprint != output::mesh_fingerprint(mesh_) || (!adapted && k.num_elements != mesh_.num_elements()))
       refuse("it was written on another mesh or numbering (" + std::to_string(k.num_elements) + " elements; the case's mesh has " +
              std::to_string(mesh_.num_elements()) + "; same mesh file, mesh.size, mesh.coloring, mesh.seed and mesh.ordering needed)");
+    if (adapted != bool(forest_))
+      refuse(adapted ? "it holds an adapted mesh, and the case has no adapt.indicator"
+                     : "it holds a fixed mesh, and the case adapts (adapt.indicator)");
     if (k.time > end_) refuse("its time " + std::to_string(k.time) + " is past time.end " + std::to_string(end_));
+    if (adapted) {
+      // The checkpoint's leaves, and a solver on them (the tables built as after any adaptation).
+      forest_->refine_to(k.leaf_root, k.leaf_path, k.leaf_level, o_.resume);
+      simulation_ = sim::make_simulation(*forest_, options_, groups_);
+      least_elements_ = most_elements_ = 0;
+      mesh_changed();
+      deepest_level_ = *std::max_element(k.leaf_level.begin(), k.leaf_level.end());
+    }
     simulation_->restore(k.solution, k.time);
     steps_ = static_cast<long>(k.steps);
     series_.restore(k.outputs);
@@ -270,7 +288,8 @@ class CaseRun {
   void advance() {
     steps_at_start_ = steps_;
     next_checkpoint_ = next_checkpoint_after(simulation_->time());
-    Progress progress(o_.quiet, simulation_->time(), end_, simulation_->dofs(), stages_);
+    Progress progress(o_.quiet, simulation_->time(), end_);
+    double dof_updates = 0;
     int chunk = 1;  // steps between progress updates, grown so that each chunk takes about 0.1 s
     const StopSignals signals;
     const Clock::time_point solve_start = Clock::now();
@@ -283,6 +302,10 @@ class CaseRun {
         int allowed = chunk;
         if (o_.stop_after > 0)
           allowed = static_cast<int>(std::min<long>(chunk, std::max<long>(o_.stop_after - (steps_ - steps_at_start_), 0)));
+        // Adaptations fall after every adapt.interval steps of the run (counted from its first step, so that a
+        // resumed run adapts where the uninterrupted one did).
+        if (adapt_) allowed = static_cast<int>(std::min<long>(allowed, adapt_->interval - steps_ % adapt_->interval));
+        const std::int64_t dofs = simulation_->dofs();
         int taken = 0;
         try {
           taken = simulation_->advance(wanted, integrator_, cfl_, fixed_dt_, allowed);
@@ -291,15 +314,20 @@ class CaseRun {
           keep_failed_state(e);
         }
         steps_ += taken;
+        dof_updates += double(dofs) * stages_ * taken;
+        element_steps_ += double(simulation_->num_elements()) * taken;
         reached = simulation_->time() >= next || taken < allowed;  // advance stops early only at `wanted`
         // Steps per call: doubled while a full call is quick, halved when one is slow, so that progress, signals
         // and checkpoints are looked at every 0.1 to 0.2 s.
         const double took = seconds_since(t0);
         if (taken == allowed && took < 0.1 && chunk < (1 << 20)) chunk *= 2;
         if (took > 0.2 && chunk > 1) chunk /= 2;
-        progress.update(steps_, steps_ - steps_at_start_, simulation_->time(), simulation_->last_dt());
+        progress.update(steps_, dof_updates, simulation_->time(), simulation_->last_dt(), adapt_ ? simulation_->num_elements() : 0);
         // The output of this time first, so that a checkpoint taken now lists it (resuming skips it then).
         if (reached) write_output();
+        // The adaptation before a checkpoint, so that a run resumed from it goes on as the uninterrupted one.
+        if (adapt_ && taken > 0 && steps_ % adapt_->interval == 0 && simulation_->time() < simulation_->solver_time(end_))
+          adapt_mesh();
         if (simulation_->time() >= next_checkpoint_) {
           checkpoint(checkpoint_path());
           next_checkpoint_ = next_checkpoint_after(simulation_->time());
@@ -312,17 +340,23 @@ class CaseRun {
       }
     }
     solve_seconds_ = seconds_since(solve_start);
-    progress.update(steps_, steps_ - steps_at_start_, simulation_->time(), simulation_->last_dt(), true);
+    dof_updates_ = dof_updates;
+    progress.update(steps_, dof_updates, simulation_->time(), simulation_->last_dt(), adapt_ ? simulation_->num_elements() : 0, true);
     progress.finish();
   }
 
   /// The closing lines: steps, times, throughput, the time per kernel and where the outputs are.
   void summarize() const {
     if (o_.quiet) return;
-    const double updates = double(simulation_->dofs()) * stages_ * double(steps_ - steps_at_start_);
     std::printf("# done: t = %.6g after %ld steps; solve %s, total %s; %.3g DOF updates per second (per stage)\n",
                 simulation_->time(), steps_, format_duration(solve_seconds_).c_str(),
-                format_duration(seconds_since(started_)).c_str(), solve_seconds_ > 0 ? updates / solve_seconds_ : 0.0);
+                format_duration(seconds_since(started_)).c_str(), solve_seconds_ > 0 ? dof_updates_ / solve_seconds_ : 0.0);
+    if (adapt_)
+      std::printf("# adaptive mesh: %lld elements now, %lld least, %lld most; levels 0 to %d of at most %d; %ld "
+                  "adaptations, %.1f%% of the solve time; %.4g element-steps\n",
+                  static_cast<long long>(simulation_->num_elements()), static_cast<long long>(least_elements_),
+                  static_cast<long long>(most_elements_), deepest_level_, adapt_->max_level, adaptations_,
+                  solve_seconds_ > 0 ? 100 * adapt_seconds_ / solve_seconds_ : 0.0, element_steps_);
     // Time per kernel, measured on the final state (a run's own launches are not timed one by one: on the GPU
     // they replay as one graph per step).
     std::string line = "# time per call (mean of 5 after the run):";
@@ -346,25 +380,108 @@ class CaseRun {
     return all;
   }
 
-  /// The solver the case names, on its backend, with the initial state projected.
-  void build_solver(const std::function<void(double, double, double*)>& initial) {
+  /// The solver the case names, on its backend, with the initial state projected; with an adapt: section on an
+  /// adaptive forest of the case's mesh, adapted adapt.initial_levels times to the initial state (not when
+  /// resuming: the checkpoint holds the mesh).
+  void build_solver(bool resuming) {
     const cases::BoundaryTable table = cases::boundary_table(c_, mesh_);
-    const sim::BoundaryGroups groups{table.kinds, table.states, table.functions};
+    groups_ = sim::BoundaryGroups{table.kinds, table.states, table.functions};
     options_ = solver_options(c_);
     if (c_.text("solver.backend") == "auto") options_.backend = cuda_device_count() > 0 ? Backend::cuda : Backend::cpu;
-    simulation_ = sim::make_simulation(mesh_, options_, groups);
-    simulation_->project(initial);
+    if (adapt_) {
+      check_adapt_fits();
+      forest_ = std::make_unique<adapt::TriangleForest>(mesh_, options_.backend, adapt_->max_level);
+      simulation_ = sim::make_simulation(*forest_, options_, groups_);
+      mesh_changed();
+    } else {
+      simulation_ = sim::make_simulation(mesh_, options_, groups_);
+    }
+    simulation_->project(initial_);
+    for (int level = 0; adapt_ && !resuming && level < adapt_->initial_levels; ++level) {
+      // The initial condition projected on the adapted mesh, not carried over: new elements see it exactly.
+      if (!adapt_mesh()) break;
+      simulation_->project(initial_);
+    }
+    least_elements_ = most_elements_ = 0;  // the statistics of the run start with its first step's mesh
+    mesh_changed();
     const sim::MemoryUse memory = simulation_->memory_use();
     if (!o_.quiet)
       std::printf("# solver: order %d, %s, flux %s, strategy %s, backend %s; %lld DOF; %.1f MiB\n", options_.order,
                   sim::precision_name(options_.precision), c_.text("solver.flux").c_str(), c_.text("solver.strategy").c_str(),
                   options_.backend == Backend::cuda ? "cuda" : "cpu", static_cast<long long>(simulation_->dofs()),
                   double(memory.total()) / (1 << 20));
+    if (adapt_ && !o_.quiet)
+      std::printf("# adaptive mesh: indicator %s on %s, refine above %g, coarsen below %g, levels up to %d, every %d "
+                  "steps, buffer of %d rings; %lld elements after %d initial adaptations\n",
+                  c_.text("adapt.indicator").c_str(), c_.text("adapt.variable").c_str(), adapt_->criteria.refine_above,
+                  adapt_->criteria.coarsen_below, adapt_->max_level, adapt_->interval, adapt_->criteria.buffer,
+                  static_cast<long long>(simulation_->num_elements()), int(adaptations_));
     integrator_ = dg::integrator_from_name(c_.text("time.integrator"));
     cfl_ = c_.real("time.cfl");
     fixed_dt_ = c_.real("time.dt");
     stages_ = sim::stages_per_step(integrator_);
     checkpoint_interval_ = c_.real("checkpoint.interval");
+  }
+
+  /// Refuses (naming adapt.max_level) a finest level at which the start mesh refined everywhere would not fit
+  /// a 32-bit element index or this machine's memory (the device's on the GPU): the run could reach it.
+  void check_adapt_fits() const {
+    const double most = double(mesh_.num_elements()) * std::pow(4.0, adapt_->max_level);
+    // Bytes per leaf at the peak of an adaptation: the forest's (both mesh buffers, faces, scratch; measured by
+    // kempe adapt), the solver's mesh tables, and the solution with the transfer target, three integrator
+    // vectors and the limiter's Taylor coefficients.
+    constexpr double forest_bytes = 570, table_bytes = 600;
+    const double real_bytes = options_.precision == sim::Precision::float32 ? 4 : 8;
+    const double per_leaf = forest_bytes + table_bytes + 6 * euler::num_vars * double(basis::num_modes(options_.order)) * real_bytes;
+    const double have = options_.backend == Backend::cuda ? double(device_memory().total_bytes)
+                                                          : double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+    const bool too_many = most > double(std::numeric_limits<index_t>::max());
+    if (!too_many && most * per_leaf <= have) return;
+    char message[400];
+    std::snprintf(message, sizeof message,
+                  "the %lld triangles of %s all refined to level %d make %.3g elements, %s; lower adapt.max_level or "
+                  "start from a coarser mesh",
+                  static_cast<long long>(mesh_.num_elements()), mesh_.source.c_str(), adapt_->max_level, most,
+                  too_many ? "more than a 32-bit element index holds"
+                           : ("about " + std::to_string(int(std::ceil(most * per_leaf / (1 << 30)))) + " GiB at " +
+                              std::to_string(int(per_leaf)) + " bytes an element, more than the " +
+                              std::to_string(int(have / (1 << 30))) + " GiB " +
+                              (options_.backend == Backend::cuda ? "of the device" : "of this machine"))
+                                 .c_str());
+    throw std::invalid_argument(cases::key_location(c_, "adapt.max_level") + message);
+  }
+
+  /// One adaptation: the indicator's flags, the forest's refinement and coarsening (its colors checked), the
+  /// solution carried over; on the GPU only counts reach the host. Returns whether the mesh changed.
+  bool adapt_mesh() {
+    const Clock::time_point t0 = Clock::now();
+    simulation_->flag_adaptation(adapt_->criteria, *forest_);
+    const adapt::AdaptReport report = forest_->adapt(adapt::Check::colors);
+    if (!report.valid())
+      throw std::logic_error(mesh_.source + ": an adaptation left " + std::to_string(report.failures) +
+                             " faces whose colors clash (a bug: please report it with the case file)");
+    simulation_->remesh(*forest_);
+    ++adaptations_;
+    mesh_changed();
+    deepest_level_ = std::max(deepest_level_, report.max_level);
+    adapt_seconds_ += seconds_since(t0);
+    return report.refined > 0 || report.coarsened > 0;
+  }
+
+  /// After the solver's mesh changed: the output mesh is stale, and the element counts are seen.
+  void mesh_changed() {
+    output_mesh_.reset();
+    const index_t k = simulation_->num_elements();
+    least_elements_ = least_elements_ == 0 ? k : std::min(least_elements_, k);
+    most_elements_ = std::max(most_elements_, k);
+  }
+
+  /// The mesh the solution lives on, for output and error norms: the case's mesh, or the forest's leaves
+  /// (copied to the host when first asked after an adaptation).
+  const Mesh& output_mesh() {
+    if (!forest_) return mesh_;
+    if (!output_mesh_) output_mesh_ = adapt::leaf_elements_mesh(forest_->to_host(), mesh_);
+    return *output_mesh_;
   }
 
   /// The diagnostics printed at every output: the entropy error against output.entropy_reference, and the
@@ -384,13 +501,14 @@ class CaseRun {
     const double t = simulation_->time(), gamma = options_.gamma;
     output::ExactState exact_state;  // the named function at this output's time, written beside the solution
     if (compare_exact_) exact_state = [&](double x, double y, double* u) { bc::function_state(exact_, x, y, t, gamma, u); };
-    series_.write(mesh_, *simulation_, exact_state);
+    const Mesh& mesh = output_mesh();
+    series_.write(mesh, *simulation_, exact_state);
     if (o_.quiet) return;
     if (!reference_.empty())
       std::printf("# t = %.6g: entropy error %.6e\n", t,
-                  output::entropy_error(mesh_, options_.order, gamma, simulation_->solution(), reference_[0], reference_[3]));
+                  output::entropy_error(mesh, options_.order, gamma, simulation_->solution(), reference_[0], reference_[3]));
     if (compare_exact_) {
-      const output::DensityError error = output::density_error(mesh_, options_.order, simulation_->solution(), exact_state);
+      const output::DensityError error = output::density_error(mesh, options_.order, simulation_->solution(), exact_state);
       std::printf("# t = %.6g: density error against %s: L1 %.6e, L2 %.6e\n", t, c_.text("output.exact").c_str(),
                   error.l1, error.l2);
     }
@@ -398,12 +516,16 @@ class CaseRun {
 
   std::string checkpoint_path() const { return folder_ + "/" + stem_ + ".kcheck"; }
 
-  void checkpoint(const std::string& path) const {
+  void checkpoint(const std::string& path) {
     output::Checkpoint k;
     k.order = options_.order;
     k.precision = sim::precision_name(options_.precision);
-    k.mesh_fingerprint = output::mesh_fingerprint(mesh_);
-    k.num_elements = mesh_.num_elements();
+    k.mesh_fingerprint = output::mesh_fingerprint(mesh_);  // the start mesh's, for an adapted one
+    k.num_elements = simulation_->num_elements();
+    if (forest_) {
+      const Mesh& leaves = output_mesh();
+      k.leaf_root = leaves.leaf_root, k.leaf_path = leaves.leaf_path, k.leaf_level = leaves.leaf_level;
+    }
     k.time = simulation_->time();
     k.steps = steps_;
     k.outputs = series_.outputs();
@@ -424,7 +546,7 @@ class CaseRun {
     const std::string failed_checkpoint_path = folder_ + "/" + stem_ + ".failed.kcheck";
     std::string kept;
     try {
-      const std::string last = series_.write(mesh_, *simulation_);
+      const std::string last = series_.write(output_mesh(), *simulation_);
       checkpoint(failed_checkpoint_path);
       kept = "; the state where it was found (t = " + std::to_string(simulation_->time()) + ") is in " +
              (last.empty() ? std::string() : last + " and ") + failed_checkpoint_path;
@@ -435,7 +557,7 @@ class CaseRun {
   }
 
   /// A checkpoint, then the exit a signal or --stop-after asked for.
-  [[noreturn]] void stop() const {
+  [[noreturn]] void stop() {
     checkpoint(checkpoint_path());
     const int code = stop_signal != 0 ? 128 + stop_signal : 130;
     std::fprintf(stderr,
@@ -452,8 +574,13 @@ class CaseRun {
   const std::string stem_, folder_;
   const double end_;
   OutputSeries series_;
-  Mesh mesh_;
+  Mesh mesh_;  // the case's mesh; an adapted run's start mesh
+  std::function<void(double, double, double*)> initial_;
+  std::optional<cases::AdaptSettings> adapt_;
+  std::unique_ptr<adapt::TriangleForest> forest_;  // an adapted run's mesh
+  std::optional<Mesh> output_mesh_;                // its leaves on the host, made when an output needs them
   sim::SolverOptions options_;
+  sim::BoundaryGroups groups_;
   std::unique_ptr<sim::Simulation> simulation_;
   dg::Integrator integrator_{};
   double cfl_ = 0, fixed_dt_ = 0, checkpoint_interval_ = 0;
@@ -463,7 +590,12 @@ class CaseRun {
   bc::StateFunction exact_{};
   long steps_ = 0, steps_at_start_ = 0;
   double next_checkpoint_ = HUGE_VAL;
-  double solve_seconds_ = 0;
+  double solve_seconds_ = 0, dof_updates_ = 0, element_steps_ = 0;
+  // An adapted run's statistics.
+  index_t least_elements_ = 0, most_elements_ = 0;
+  int deepest_level_ = 0;
+  long adaptations_ = 0;
+  double adapt_seconds_ = 0;
 };
 
 void run_case(const RunOptions& o) {

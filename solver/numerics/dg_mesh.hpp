@@ -80,8 +80,8 @@ class DGMesh {
 
   /// Builds every table of the forest's current leaf mesh by kernels in the backend's memory, replacing the
   /// previous ones; only counts come to the host. The forest must live on this backend and lie in the xy
-  /// plane (std::invalid_argument otherwise). There are no host copies (their accessors throw): the solver on
-  /// an adapted mesh reads its tables on the backend only. On Backend::cuda what must be allocated is checked
+  /// plane (std::invalid_argument otherwise). The host copies (jacobian, inradius, point) are made on demand,
+  /// for set-up, error norms and messages: the kernels read the tables on the backend only. On Backend::cuda what must be allocated is checked
   /// as by rebuild(Mesh). On any exception the object is left empty.
   void rebuild(const adapt::TriangleForest& forest, std::size_t also_needed = 0, const std::string& what = "the DG mesh tables") {
     if (forest.backend() != backend_)
@@ -135,6 +135,7 @@ class DGMesh {
     for (auto* v : {&jacobian_, &dr_dx_, &dr_dy_, &ds_dx_, &ds_dy_, &inradius_, &circumradius_, &vertex_dx_, &vertex_dy_,
                     &neighbor_dx_, &neighbor_dy_, &normal_x_, &normal_y_, &length_, &x0_, &y0_, &x1_, &y1_, &boundary_bend_})
       v->clear();
+    forest_x_ = f.x, forest_y_ = f.y, forest_corners_ = f.elem_vertices, forest_nodes_ = std::size_t(f.num_nodes);
     element_tag_.clear(), vx_.clear(), vy_.clear(), face_left_local_.clear(), face_right_local_.clear(), face_boundary_.clear();
     placed_.clear();
     view_ = View{};
@@ -205,21 +206,33 @@ class DGMesh {
     return element_tag_;
   }
   const std::string& source() const { return source_; }
-  /// The physical point of reference point (r, s) in element e (tables from a Mesh only).
+  /// The physical point of reference point (r, s) in element e. For tables from a forest the leaves' corners
+  /// are copied from the backend on the first call after a rebuild (from the forest's present arrays: call it
+  /// before the forest adapts again).
   std::array<double, 2> point(index_t e, double r, double s) const {
-    (void)host_copy(vx_);
+    if (from_forest_ && vx_.size() != 3 * std::size_t(k_)) copy_forest_corners();
     const std::array<double, 3> x{vx_[3 * std::size_t(e)], vx_[3 * std::size_t(e) + 1], vx_[3 * std::size_t(e) + 2]};
     const std::array<double, 3> y{vy_[3 * std::size_t(e)], vy_[3 * std::size_t(e) + 1], vy_[3 * std::size_t(e) + 2]};
     return triangle_point(x, y, r, s);
   }
 
  private:
-  /// std::logic_error for tables built from a forest, which keep no host copies: a solver on an adapted mesh must
-  /// not read an empty copy as if it were the mesh's.
-  template <class Vector>
-  const Vector& host_copy(const Vector& v) const {
-    if (from_forest_) throw std::logic_error(source_ + ": the DG tables of an adapted mesh keep no host copies");
-    return v;
+  /// vx_, vy_ from the forest's node coordinates and leaf corners (in the backend's memory).
+  void copy_forest_corners() const {
+    const std::size_t n3 = 3 * std::size_t(k_);
+    std::vector<index_t> corners(n3);
+    std::vector<double> x(forest_nodes_), y(forest_nodes_);
+    if (backend_ == Backend::cpu) {
+      std::copy(forest_corners_, forest_corners_ + n3, corners.begin());
+      std::copy(forest_x_, forest_x_ + forest_nodes_, x.begin());
+      std::copy(forest_y_, forest_y_ + forest_nodes_, y.begin());
+    } else {
+      copy_to_host(corners.data(), forest_corners_, n3 * sizeof(index_t), "the adapted mesh's corners");
+      copy_to_host(x.data(), forest_x_, x.size() * sizeof(double), "the adapted mesh's nodes");
+      copy_to_host(y.data(), forest_y_, y.size() * sizeof(double), "the adapted mesh's nodes");
+    }
+    vx_.resize(n3), vy_.resize(n3);
+    for (std::size_t i = 0; i < n3; ++i) vx_[i] = x[corners[i]], vy_[i] = y[corners[i]];
   }
   /// `copy`, filled (once per rebuild) with the k_ values of a forest table in the backend's memory.
   const std::vector<Real>& forest_copy(const Real* table, std::vector<Real>& copy) const {
@@ -396,7 +409,10 @@ class DGMesh {
   mutable std::vector<std::int64_t> element_tag_;  // of a forest: filled on demand
   mutable std::vector<Real> jacobian_, inradius_;  // of a forest: host copies made on demand
   std::vector<Real> dr_dx_, dr_dy_, ds_dx_, ds_dy_, circumradius_;  // [elements]
-  std::vector<double> vx_, vy_;                                                          // [elements][3]
+  mutable std::vector<double> vx_, vy_;  // [elements][3]; of a forest: copied on demand
+  const double *forest_x_ = nullptr, *forest_y_ = nullptr;  // the forest's arrays the tables were built from
+  const index_t* forest_corners_ = nullptr;
+  std::size_t forest_nodes_ = 0;
   std::vector<index_t> element_vertices_, vertex_element_begin_, vertex_elements_, element_neighbors_, element_faces_;
   std::vector<Real> vertex_dx_, vertex_dy_, neighbor_dx_, neighbor_dy_;  // [elements][3]
   std::vector<index_t> face_left_, face_right_;

@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "adapt/indicators_K.hpp"
 #include "adapt/transfer_K.hpp"
 #include "base/registry.hpp"
 #include "kernels/backend.hpp"
@@ -99,6 +100,57 @@ class EulerDG {
     step_graph_.clear();
     if (positivity_epsilon_ > Real(0)) limit_positivity(c_.data());
   }
+
+  /// Sets the forest's refine and coarsen flags for its next adaptation from the indicator of `criteria` on the
+  /// present solution (adapt/indicators_K.hpp): values in double, thresholds, then criteria.buffer rings of
+  /// neighbours, all in the backend's memory. The solver must stand on the forest's present leaves
+  /// (std::logic_error otherwise), and a box indicator needs at most adapt::max_boxes boxes
+  /// (std::invalid_argument).
+  void flag_adaptation(const adapt::AdaptCriteria& criteria, adapt::TriangleForest& forest) {
+    if (forest.num_elements() != k_ || forest.backend() != backend_)
+      throw std::logic_error(forest.source() + ": the indicator reads a solver on another mesh than the forest's leaves");
+    indicator_.resize(k_);
+    const auto& view = mesh_.view();
+    switch (criteria.indicator) {
+      case adapt::Indicator::density_jump:
+        indicator_mean_.resize(k_);
+        forall(backend_, k_, adapt::VariableModes<P, Real>{k_, gamma_, criteria.variable, c_.data(), d_.tables, indicator_mean_.data(), nullptr});
+        forall(backend_, k_, adapt::NeighbourJump{view.element_neighbors, view.element_half_neighbors, indicator_mean_.data(), indicator_.data()});
+        break;
+      case adapt::Indicator::modal_decay:
+        indicator_mean_.resize(k_);
+        forall(backend_, k_, adapt::VariableModes<P, Real>{k_, gamma_, criteria.variable, c_.data(), d_.tables, indicator_mean_.data(), indicator_.data()});
+        break;
+      case adapt::Indicator::kxrcf: {
+        ensure_troubled_flags();
+        TroubledCells<P, Real> kxrcf{k_, view.element_faces, faces().left, faces().right, faces().left_local, faces().right_local,
+                                     faces().normal_x, faces().normal_y, faces().length, d_.tables.face_weight, d_.tables.face_basis,
+                                     view.circumradius, c_.data(), troubled_.data(), d_.tables.face_half_basis, faces().left_half,
+                                     faces().right_half, view.element_half_faces};
+        kxrcf.ratio = indicator_.data();
+        forall(backend_, k_, kxrcf);
+        break;
+      }
+      case adapt::Indicator::box: {
+        if (criteria.boxes.size() > std::size_t(adapt::max_boxes))
+          throw std::invalid_argument("the box indicator takes at most " + std::to_string(adapt::max_boxes) + " boxes, got " +
+                                      std::to_string(criteria.boxes.size()));
+        adapt::InBoxes in_boxes{forest.arrays(), int(criteria.boxes.size()), {}, indicator_.data()};
+        for (std::size_t b = 0; b < criteria.boxes.size(); ++b) in_boxes.boxes[b] = criteria.boxes[b];
+        forall(backend_, k_, in_boxes);
+        break;
+      }
+    }
+    std::uint8_t *refine = forest.refine_flags(), *coarsen = forest.coarsen_flags();
+    forall(backend_, k_, adapt::FlagByValue{indicator_.data(), criteria.refine_above, criteria.coarsen_below, refine, coarsen});
+    if (criteria.buffer > 0) ring_flags_.resize(k_);
+    for (int ring = 0; ring < criteria.buffer; ++ring) {
+      forall(backend_, k_, adapt::SpreadRefinement{view.element_neighbors, view.element_half_neighbors, refine, ring_flags_.data(), coarsen});
+      forall(backend_, k_, adapt::CopyFlags{ring_flags_.data(), refine});
+    }
+  }
+  /// The indicator's values of the last flag_adaptation, one per element (empty before it), on the host.
+  std::vector<double> indicator_values() const { return indicator_.size() == std::size_t(k_) ? indicator_.to_host() : std::vector<double>(); }
 
   index_t num_elements() const { return k_; }
   Real time() const { return time_; }
@@ -661,6 +713,9 @@ class EulerDG {
     for_each_table([this](const auto& host, const char* what, auto& target) { target = placed_tables_.place(backend_, host, what); });
     c_ = Buffer<Real>(backend_, solution_values, "the solution");
     next_ = Buffer<Real>(backend_, 0, "the transferred solution");
+    indicator_ = Buffer<double>(backend_, 0, "the refinement indicator");
+    indicator_mean_ = Buffer<double>(backend_, 0, "the refinement indicator's cell averages");
+    ring_flags_ = Buffer<std::uint8_t>(backend_, 0, "the refinement buffer's flags");
     integrator_.allocate(backend_, solution_values);
     if (strategy_ == Strategy::buffered)
       buffer_ = Buffer<Real>(backend_, std::size_t(2) * nv * num_modes * mesh_.num_faces(), "the buffered strategy's face buffer");
@@ -737,6 +792,8 @@ class EulerDG {
   Buffer<Real> buffer_;                 // the buffered strategy's per-face contributions
   Buffer<Real> taylor_, bounds_;        // [vars][modes][elements]; [2][vars][VertexBounds::num_fields][vertices]
   Buffer<std::uint8_t> troubled_;       // [elements] KXRCF flags
+  Buffer<double> indicator_, indicator_mean_;  // [elements] the refinement indicator's values, a variable's cell averages
+  Buffer<std::uint8_t> ring_flags_;     // [elements] scratch of the buffer rings
   Buffer<bc::Kind> boundary_kinds_;     // a GroupBoundary's tables on the device
   Buffer<Real> boundary_states_;
   Buffer<bc::StateFunction> boundary_functions_;

@@ -5,9 +5,9 @@
 
 namespace kempe::sim {
 
-// Made in simulation/order_N.cpp (simulation_impl.hpp), one translation unit per order.
-template <int P>
-std::unique_ptr<Simulation> make_simulation_of_order(const Mesh& mesh, const SolverOptions& options,
+// Made in simulation/order_N.cpp (simulation_impl.hpp), one translation unit per order, for a Mesh and a forest.
+template <int P, class Source>
+std::unique_ptr<Simulation> make_simulation_of_order(const Source& mesh, const SolverOptions& options,
                                                      const BoundaryGroups& groups);
 
 Precision precision_from_name(const std::string& name) {
@@ -29,8 +29,9 @@ int stages_per_step(dg::Integrator method) {
   return 1;
 }
 
-std::unique_ptr<Simulation> make_simulation(const Mesh& mesh, const SolverOptions& options,
-                                            const BoundaryGroups& boundaries) {
+namespace {
+template <class Source>
+std::unique_ptr<Simulation> make_of_order(const Source& mesh, const SolverOptions& options, const BoundaryGroups& boundaries) {
   if (options.backend == Backend::cuda && cuda_device_count() == 0)
     throw std::invalid_argument(
         "backend cuda: no usable CUDA device (or this build has no CUDA backend); use backend cpu or auto");
@@ -44,6 +45,19 @@ std::unique_ptr<Simulation> make_simulation(const Mesh& mesh, const SolverOption
   }
   throw std::invalid_argument("solver order " + std::to_string(options.order) + " is out of range: 0 to " +
                               std::to_string(max_order));
+}
+}  // namespace
+
+std::unique_ptr<Simulation> make_simulation(const Mesh& mesh, const SolverOptions& options,
+                                            const BoundaryGroups& boundaries) {
+  return make_of_order(mesh, options, boundaries);
+}
+
+std::unique_ptr<Simulation> make_simulation(const adapt::TriangleForest& forest, const SolverOptions& options,
+                                            const BoundaryGroups& boundaries) {
+  if (forest.backend() != options.backend)
+    throw std::invalid_argument(forest.source() + ": the adaptive mesh lives on another backend than the solver's");
+  return make_of_order(forest, options, boundaries);
 }
 
 }  // namespace kempe::sim

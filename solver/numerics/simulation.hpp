@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "adapt/forest.hpp"
+#include "adapt/indicators_K.hpp"
 #include "kernels/backend.hpp"
 #include "kernels/boundary_K.hpp"
 #include "kernels/dg_K.hpp"
@@ -89,6 +91,14 @@ class Simulation {
   /// a slope limiter).
   virtual std::vector<std::uint8_t> limited_cells() = 0;
   virtual MemoryUse memory_use() const = 0;
+  /// For a solver on an adaptive forest's leaves (make_simulation of a forest): sets the forest's flags for
+  /// its next adaptation from the indicator of `criteria` on the present solution (EulerDG::flag_adaptation).
+  virtual void flag_adaptation(const adapt::AdaptCriteria& criteria, adapt::TriangleForest& forest) = 0;
+  /// Follows the forest's last adaptation: the solution moves to the new leaves, conservatively
+  /// (EulerDG::remesh).
+  virtual void remesh(const adapt::TriangleForest& forest) = 0;
+  /// The indicator's value on each element at the last flag_adaptation (empty before it).
+  virtual std::vector<double> indicator_values() const = 0;
   /// Times each pass of a step on the present state, `repeats` calls each after one warm-up call (the state is
   /// left as it was): eval_volume, eval_surface (every color), the right-hand side as the strategy runs it, the
   /// limiters, and the step-size reduction.
@@ -98,6 +108,11 @@ class Simulation {
 /// The solver for `options` on `mesh` (triangles in the plane; faces grouped by color for the colored
 /// strategy). std::invalid_argument for an order out of range or a backend this build lacks.
 std::unique_ptr<Simulation> make_simulation(const Mesh& mesh, const SolverOptions& options,
+                                            const BoundaryGroups& boundaries);
+
+/// The solver for `options` on the present leaves of an adaptive forest (on the forest's backend, which must be
+/// options.backend); `boundaries` are the start mesh's groups.
+std::unique_ptr<Simulation> make_simulation(const adapt::TriangleForest& forest, const SolverOptions& options,
                                             const BoundaryGroups& boundaries);
 
 /// Right-hand side evaluations per step of an integrator (for DOF updates per second).

@@ -17,7 +17,9 @@ namespace kempe::sim {
 template <int P, class Real, euler::Flux F>
 class SimulationOf final : public Simulation {
  public:
-  SimulationOf(const Mesh& mesh, const SolverOptions& options, const BoundaryGroups& groups)
+  /// On a Mesh or on an adaptive forest's leaves (adapt::TriangleForest).
+  template <class Source>
+  SimulationOf(const Source& mesh, const SolverOptions& options, const BoundaryGroups& groups)
       : options_(options),
         kinds_(groups.kinds),
         states_(groups.states.begin(), groups.states.end()),
@@ -77,6 +79,11 @@ class SimulationOf final : public Simulation {
     times.push_back(timed("step size", [&] { (void)solver_.stable_dt(0.5); }));
     return times;
   }
+  void flag_adaptation(const adapt::AdaptCriteria& criteria, adapt::TriangleForest& forest) override {
+    solver_.flag_adaptation(criteria, forest);
+  }
+  void remesh(const adapt::TriangleForest& forest) override { solver_.remesh(forest); }
+  std::vector<double> indicator_values() const override { return solver_.indicator_values(); }
   MemoryUse memory_use() const override {
     const auto use = solver_.memory_use();
     return {use.mesh, use.solution, use.strategy, use.limiter};
@@ -94,9 +101,9 @@ class SimulationOf final : public Simulation {
   Solver solver_;
 };
 
-/// The solver of order P with the precision and flux of `options`.
-template <int P>
-std::unique_ptr<Simulation> make_simulation_of_order(const Mesh& mesh, const SolverOptions& options,
+/// The solver of order P with the precision and flux of `options`, on a Mesh or an adaptive forest.
+template <int P, class Source>
+std::unique_ptr<Simulation> make_simulation_of_order(const Source& mesh, const SolverOptions& options,
                                                      const BoundaryGroups& groups) {
   auto with_real = [&](auto real) -> std::unique_ptr<Simulation> {
     using Real = decltype(real);

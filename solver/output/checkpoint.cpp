@@ -1,6 +1,7 @@
 // Checkpoint files (checkpoint.hpp). Layout, little-endian: magic "KEMPECKP", u32 format, u32 order,
 // string precision, u64 mesh fingerprint, i64 elements, f64 time, i64 steps, u64 outputs then (f64 time,
-// string file) each, u64 coefficients then f64 each, and last the FNV-1a hash of every byte before it.
+// string file) each, (format 2) u64 tree leaves then (i64 root, i64 path, i8 level) each, u64 coefficients then
+// f64 each, and last the FNV-1a hash of every byte before it.
 // A string is a u64 length and its bytes.
 #include "solver/output/checkpoint.hpp"
 
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <stdexcept>
 
 namespace kempe::output {
@@ -104,6 +106,12 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
     w.put(time);
     w.put_string(file);
   }
+  w.put(std::uint64_t(c.leaf_root.size()));
+  for (std::size_t i = 0; i < c.leaf_root.size(); ++i) {
+    w.put(std::int64_t(c.leaf_root[i]));
+    w.put(c.leaf_path[i]);
+    w.put(c.leaf_level[i]);
+  }
   w.put(std::uint64_t(c.solution.size()));
   for (const double v : c.solution) w.put(v);
   w.put(fnv1a(w.bytes().data(), w.bytes().size()));
@@ -128,7 +136,7 @@ Checkpoint read_checkpoint(const std::string& path) {
     throw std::runtime_error(path + ": the checkpoint's checksum does not match (the file is damaged or truncated)");
   std::uint32_t format = 0;
   std::memcpy(&format, bytes.data() + sizeof(magic), sizeof(format));
-  if (format != checkpoint_format)
+  if (format != checkpoint_format && format != 1)
     throw std::runtime_error(path + ": checkpoint format " + std::to_string(format) + ", this Kempe reads format " +
                              std::to_string(checkpoint_format));
   Reader r(bytes, body, path);
@@ -163,6 +171,24 @@ Checkpoint read_checkpoint(const std::string& path) {
                        std::none_of(file.begin(), file.end(), separator_or_control);
     if (!plain) refuse(which + " with a file name that is not a plain name in the output folder");
     c.outputs.emplace_back(time, std::move(file));
+  }
+  if (format >= 2) {
+    const auto leaves = r.get<std::uint64_t>();
+    constexpr std::size_t leaf_bytes = 2 * sizeof(std::int64_t) + sizeof(std::int8_t);
+    if (leaves > r.remaining() / leaf_bytes) throw std::runtime_error(path + ": the checkpoint is truncated");
+    if (leaves != 0 && leaves != std::uint64_t(c.num_elements))
+      refuse("a refinement tree of " + std::to_string(leaves) + " leaves for " + std::to_string(c.num_elements) + " elements");
+    for (std::uint64_t i = 0; i < leaves; ++i) {
+      const auto root = r.get<std::int64_t>();
+      const auto path_bits = r.get<std::int64_t>();
+      const auto level = r.get<std::int8_t>();
+      if (root < 0 || root > std::int64_t(std::numeric_limits<index_t>::max()) || level < 0 || level > 30)
+        refuse("leaf " + std::to_string(i) + " with root " + std::to_string(root) + " and level " + std::to_string(level) +
+               ", expected a root >= 0 and a level 0 to 30");
+      c.leaf_root.push_back(static_cast<index_t>(root));
+      c.leaf_path.push_back(path_bits);
+      c.leaf_level.push_back(level);
+    }
   }
   const auto size = r.get<std::uint64_t>();
   if (size > r.remaining() / sizeof(double) || size * sizeof(double) != r.remaining())

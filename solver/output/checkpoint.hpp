@@ -13,7 +13,8 @@
 
 namespace kempe::output {
 
-inline constexpr std::uint32_t checkpoint_format = 1;
+/// The format written; format 1 (no refinement tree) is read too.
+inline constexpr std::uint32_t checkpoint_format = 2;
 
 struct Checkpoint {
   int order = 0;
@@ -23,6 +24,11 @@ struct Checkpoint {
   double time = 0;
   std::int64_t steps = 0;
   std::vector<std::pair<double, std::string>> outputs;  ///< time and file of every output written so far
+  /// The refinement tree of an adapted mesh, one entry per leaf (empty for a fixed mesh): the start triangle each
+  /// leaf lies in, its path and its level (Mesh::leaf_root, leaf_path, leaf_level; adapt::TriangleForest::refine_to).
+  std::vector<index_t> leaf_root;
+  std::vector<std::int64_t> leaf_path;
+  std::vector<std::int8_t> leaf_level;
   std::vector<double> solution;                         ///< c[var][mode][element]
 };
 
@@ -34,7 +40,8 @@ std::uint64_t mesh_fingerprint(const Mesh& mesh);
 void write_checkpoint(const std::string& path, const Checkpoint& checkpoint);
 
 /// Reads and verifies (magic, format version, sizes, checksum, then every field: order 0-5, precision, a finite
-/// time >= 0, output times in order up to it with plain file names, one order's coefficients per element).
+/// time >= 0, output times in order up to it with plain file names, a tree of one entry per element or none, levels
+/// 0-30, one order's coefficients per element).
 /// std::runtime_error naming the file and what is wrong: missing, not a checkpoint, another format version,
 /// truncated, checksum mismatch, or the field that makes no sense.
 Checkpoint read_checkpoint(const std::string& path);

@@ -103,6 +103,7 @@ SampledSolution sample_solution(const Mesh& mesh, int order, double gamma, const
   out.velocity.resize(3 * points);
   out.element_id.resize(k);
   out.limited.assign(k, 0);
+  if (!mesh.leaf_level.empty()) out.level.assign(mesh.leaf_level.begin(), mesh.leaf_level.end());
   for (index_t e = 0; e < k; ++e) {
     out.element_id[e] = mesh.element_tag[e];
     if (!limited.empty()) out.limited[e] = limited[e];

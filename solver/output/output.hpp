@@ -35,12 +35,14 @@ struct SampledSolution {
   std::vector<double> exact_density, exact_pressure, exact_velocity;  ///< [points], [points], [points][3]
   std::vector<std::int64_t> element_id;                      ///< [cells] the element's number in the mesh file
   std::vector<std::uint8_t> limited;                         ///< [cells] 1 where the slope limiter acted
+  std::vector<std::uint8_t> level;  ///< [cells] refinement level on an adapted mesh (mesh.leaf_level), else empty
   index_t num_cells() const { return static_cast<index_t>(element_id.size()); }
   index_t num_points() const { return static_cast<index_t>(x.size()); }
 };
 
 /// Samples c[var][mode][element] (order p, modal, on `mesh`'s triangles) at each element's output nodes:
-/// its vertices for p <= 1, the Lagrange nodes of order p otherwise. `limited` may be empty (all 0).
+/// its vertices for p <= 1, the Lagrange nodes of order p otherwise. `limited` may be empty (all 0). The cell
+/// field `level` is the mesh's leaf_level where it has one (an adapted mesh: adapt::leaf_elements_mesh).
 SampledSolution sample_solution(const Mesh& mesh, int order, double gamma, const std::vector<double>& c,
                                 const std::vector<std::uint8_t>& limited, double time);
 

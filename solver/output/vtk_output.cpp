@@ -103,6 +103,13 @@ void write_vtu(const std::string& path, const SampledSolution& solution, const s
   }
   grid->GetCellData()->AddArray(element_id);
   grid->GetCellData()->AddArray(limited);
+  if (!solution.level.empty()) {  // an adapted mesh: each leaf's refinement level
+    vtkNew<vtkUnsignedCharArray> level;
+    level->SetName("level");
+    level->SetNumberOfValues(solution.num_cells());
+    for (index_t e = 0; e < solution.num_cells(); ++e) level->SetValue(e, solution.level[e]);
+    grid->GetCellData()->AddArray(level);
+  }
   // The time travels in the file too (field data TimeValue), for readers that open a single .vtu.
   vtkNew<vtkDoubleArray> time;
   time->SetName("TimeValue");

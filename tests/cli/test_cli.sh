@@ -290,6 +290,35 @@ YAML
   chord_error=$(bump_error false)
   check "curved boundaries lower the bump's entropy error ($curve_error < $chord_error)" \
     awk -v a="${curve_error:-1}" -v b="${chord_error:-0}" 'BEGIN { exit !(a < b / 2) }'
+  # Adaptive refinement: the vortex on its adaptive mesh, the mesh in every output, a resumed run equal to the whole.
+  amr=(--set mesh.size=2.5 --set time.end=0.3 --set output.interval=0.15 --set adapt.interval=2)
+  amr_out=$("$kempe" run "$source_dir/cases/isentropic_vortex_amr.yaml" "${amr[@]}" --output "$work/amr")
+  check "adaptive run reaches the end" contains "$amr_out" "# done: t = 0.3 after"
+  check "adaptive run describes its adaptation" contains "$amr_out" "# adaptive mesh: indicator density_jump on density"
+  check "adaptive run summarizes its mesh" contains "$amr_out" "elements now,"
+  if contains "$amr_out" "ParaView"; then
+    check "adaptive output holds the level field" grep -q 'Name="level"' "$work/amr/isentropic_vortex_amr_0002.vtu"
+    "$kempe" run "$source_dir/cases/isentropic_vortex_amr.yaml" "${amr[@]}" --output "$work/amr_parts" --quiet --stop-after 7 2>/dev/null
+    check "adaptive stop-after exits 130" test $? -eq 130
+    "$kempe" run "$source_dir/cases/isentropic_vortex_amr.yaml" "${amr[@]}" --output "$work/amr_parts" --quiet \
+      --resume "$work/amr_parts/isentropic_vortex_amr.kcheck"
+    for f in isentropic_vortex_amr_0001.vtu isentropic_vortex_amr_0002.vtu isentropic_vortex_amr.pvd; do
+      check "adaptive resume equals the whole run: $f" cmp -s "$work/amr/$f" "$work/amr_parts/$f"
+    done
+  fi
+  expect_fail "adapt key misspelt" "adapt.refine_abve: unknown key; did you mean 'adapt.refine_above'?" \
+    "$kempe" case check "$source_dir/cases/isentropic_vortex_amr.yaml" --no-mesh --set adapt.refine_abve=0.1
+  expect_fail "adapt indicator misspelt" "adapt.indicator: unknown value 'density_jmp'; did you mean 'density_jump'?" \
+    "$kempe" case check "$source_dir/cases/isentropic_vortex_amr.yaml" --no-mesh --set adapt.indicator=density_jmp
+  expect_fail "coarsen_below below refine_above" "adapt.coarsen_below (0.02) must be below adapt.refine_above (0.01)" \
+    "$kempe" run "$source_dir/cases/isentropic_vortex_amr.yaml" --output "$work/amr_bad" --set adapt.coarsen_below=0.02
+  check "a refused adaptive run writes nothing" test ! -e "$work/amr_bad"
+  expect_fail "adapt keys need an indicator" "adapt.max_level: adaptive refinement needs adapt.indicator too" \
+    "$kempe" run "$source_dir/cases/isentropic_vortex.yaml" --output "$work/amr_bad" --set adapt.max_level=3
+  expect_fail "box indicator needs boxes" "adapt.indicator: the box indicator needs adapt.boxes" \
+    "$kempe" run "$source_dir/cases/isentropic_vortex_amr.yaml" --output "$work/amr_bad" --set adapt.indicator=box
+  expect_fail "a finest level beyond memory" "adapt.max_level: the " "$kempe" run \
+    "$source_dir/cases/isentropic_vortex_amr.yaml" --output "$work/amr_bad" --set adapt.max_level=12
   # Every case of cases/ sets up and takes its first steps as it is.
   for case_file in "$source_dir"/cases/*.yaml; do
     name=$(basename "$case_file" .yaml)

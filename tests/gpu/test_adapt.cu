@@ -2,7 +2,8 @@
 // give the same meshes and colors bit for bit (nodes, elements, tree, faces), on planar, periodic and
 // closed-surface meshes; the GPU round trip gives the start mesh back; the DG solver's tables of the adapted
 // mesh, built by kernels on each backend, are the same bit for bit; the DG solver on such a mesh (hanging faces,
-// every race strategy) steps and follows an adaptation as on the CPU. Skipped without a device.
+// every race strategy) steps and follows an adaptation as on the CPU, and an adaptive run driven by an
+// indicator flags the same elements and gives the same meshes. Skipped without a device.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
@@ -181,6 +182,51 @@ TEST(GpuAdapt, SolverStepsAndFollowsAdaptationsAsOnTheCpu) {
     EXPECT_LT(relative_difference(a.solution(), b.solution()), 1e-13) << "after a transfer";
     a.step(dg::Integrator::ssprk3, 1e-3), b.step(dg::Integrator::ssprk3, 1e-3);
     EXPECT_LT(relative_difference(a.solution(), b.solution()), 1e-13) << "after a step on the new mesh";
+  }
+}
+
+/// The flags a backend's forest holds, on the host.
+std::vector<std::uint8_t> flags_of(adapt::TriangleForest& forest, bool refine) {
+  std::vector<std::uint8_t> flags(forest.num_elements());
+  const std::uint8_t* at = refine ? forest.refine_flags() : forest.coarsen_flags();
+  if (forest.backend() == Backend::cpu)
+    std::copy(at, at + flags.size(), flags.begin());
+  else
+    copy_to_host(flags.data(), at, flags.size(), "flags");
+  return flags;
+}
+
+TEST(GpuAdapt, AnAdaptiveRunFlagsAndAdaptsAsOnTheCpu) {
+  SKIP_WITHOUT_GPU();
+  // The periodic vortex adapted by density_jump every 5 steps, with 2 buffer rings: indicators in double on both
+  // backends, so the same flags, the same meshes and the solution within 1e-12, with every strategy.
+  const Mesh mesh = prepared(periodic_grid_mesh(10, 10.0, 0.2));
+  auto vortex = [](double x, double y, double* u) { test::Vortex::state(x, y, 0, u); };
+  adapt::AdaptCriteria criteria;
+  criteria.indicator = adapt::Indicator::density_jump;
+  criteria.refine_above = 0.01, criteria.coarsen_below = 0.004, criteria.buffer = 2;
+  for (const auto& named : dg::strategies) {
+    SCOPED_TRACE(named.name);
+    using Solver = dg::EulerDG<2, double, euler::Flux::hllc, test::FixedState>;
+    adapt::TriangleForest cpu(mesh, Backend::cpu, 2), gpu(mesh, Backend::cuda, 2);
+    Solver a(cpu, test::gamma_air, test::FixedState{}, named.value, Backend::cpu);
+    Solver b(gpu, test::gamma_air, test::FixedState{}, named.value, Backend::cuda);
+    a.project(vortex), b.project(vortex);
+    for (int step = 0; step <= 40; ++step) {
+      if (step % 5 == 0) {
+        a.flag_adaptation(criteria, cpu), b.flag_adaptation(criteria, gpu);
+        ASSERT_EQ(flags_of(cpu, true), flags_of(gpu, true)) << "refine flags at step " << step;
+        ASSERT_EQ(flags_of(cpu, false), flags_of(gpu, false)) << "coarsen flags at step " << step;
+        ASSERT_TRUE(cpu.adapt(adapt::Check::colors).valid());
+        ASSERT_TRUE(gpu.adapt(adapt::Check::colors).valid());
+        a.remesh(cpu), b.remesh(gpu);
+        ASSERT_EQ(a.num_elements(), b.num_elements()) << "step " << step;
+      }
+      const double dt = a.stable_dt(0.5);
+      a.step(dg::Integrator::ssprk3, dt), b.step(dg::Integrator::ssprk3, dt);
+    }
+    expect_same(cpu.to_host(), gpu.to_host(), "the mesh after 40 steps");
+    EXPECT_LT(relative_difference(a.solution(), b.solution()), 1e-12);
   }
 }
 

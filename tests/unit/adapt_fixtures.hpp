@@ -2,12 +2,14 @@
 // counterparts (tests/gpu/test_adapt.cu).
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <utility>
 
 #include "coloring/coloring.hpp"
 #include "coloring/reorder.hpp"
+#include "kernels/euler.hpp"
 #include "mesh/generators.hpp"
 #include "mesh_fixtures.hpp"
 #include "solver/numerics/dg_mesh.hpp"
@@ -85,6 +87,20 @@ void compare_dg_tables(const dg::DGMesh<Real>& a, const dg::DGMesh<Real>& b, Com
   compare(x.half_neighbor_dy, y.half_neighbor_dy, 3 * ne, "half neighbour dy");
   compare(x.vertex_element_begin, y.vertex_element_begin, nv + 1, "vertex-to-element offsets");
   compare(x.vertex_elements, y.vertex_elements, 3 * ne, "vertex-to-element lists");
+}
+
+/// The mesh integrals of the conserved variables of a solver's solution: sum over elements of |J| times each
+/// variable's mode 0 (up to the constant factor of the basis).
+template <class Solver>
+std::array<double, euler::num_vars> totals(const Solver& solver) {
+  constexpr int nm = Solver::num_modes;
+  const auto& c = solver.solution();
+  const auto& jacobian = solver.mesh().jacobian();
+  const index_t k = solver.num_elements();
+  std::array<double, euler::num_vars> total{};
+  for (int v = 0; v < euler::num_vars; ++v)
+    for (index_t e = 0; e < k; ++e) total[v] += double(jacobian[e]) * double(c[std::size_t(v) * nm * k + e]);
+  return total;
 }
 
 }  // namespace kempe::test

@@ -25,6 +25,7 @@ namespace kempe {
 namespace {
 
 using test::adapt_start;
+using test::totals;
 using test::FixedState;
 using test::gamma_air;
 
@@ -266,20 +267,6 @@ TEST(ChildTransfer, ProlongationIsExactAndRestrictionUndoesIt) {
     EXPECT_NEAR(mean, a[0], 1e-15);
   }
   EXPECT_THROW(dg::child_transfer(basis::max_order + 1), std::invalid_argument);
-}
-
-/// sum over elements of |J| times each variable's mode 0: the mesh integral of each conserved variable, up to
-/// the constant factor of the basis.
-template <class Solver>
-std::array<double, nv> totals(const Solver& solver) {
-  constexpr int nm = Solver::num_modes;
-  const std::vector<double>& c = solver.solution();
-  const std::vector<double>& jacobian = solver.mesh().jacobian();
-  const index_t k = solver.num_elements();
-  std::array<double, nv> total{};
-  for (int v = 0; v < nv; ++v)
-    for (index_t e = 0; e < k; ++e) total[v] += jacobian[e] * c[std::size_t(v) * nm * k + e];
-  return total;
 }
 
 template <int P>

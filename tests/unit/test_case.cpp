@@ -254,6 +254,46 @@ TEST(CaseSetup, InitialStatesAsExpressions) {
   EXPECT_THROW(negative(0.5, 0.0, u), std::runtime_error);
 }
 
+TEST(CaseSetup, TheAdaptSection) {
+  using ::testing::HasSubstr;
+  auto settings = [](const std::vector<std::string>& overrides) {
+    return adapt_settings(CaseFile::parse(valid, "case.yaml", overrides));
+  };
+  auto error = [&](const std::vector<std::string>& overrides) { return message_of([&] { settings(overrides); }); };
+  EXPECT_FALSE(settings({}).has_value()) << "no adapt.indicator: no adaptation";
+  // The indicator's own thresholds unless the case sets them.
+  const auto a = settings({"adapt.indicator=kxrcf", "adapt.max_level=3", "adapt.buffer=2"});
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->criteria.indicator, adapt::Indicator::kxrcf);
+  EXPECT_EQ(a->criteria.refine_above, 1.0);
+  EXPECT_EQ(a->criteria.coarsen_below, 0.1);
+  EXPECT_EQ(a->max_level, 3);
+  EXPECT_EQ(a->criteria.buffer, 2);
+  EXPECT_EQ(a->interval, 5);
+  const auto box = settings({"adapt.indicator=box", "adapt.boxes=[0, 0, 1, 0.5, 2, 0, 3, 1]", "adapt.variable=pressure"});
+  ASSERT_TRUE(box.has_value());
+  ASSERT_EQ(box->criteria.boxes.size(), 2u);
+  EXPECT_EQ(box->criteria.boxes[1].x0, 2.0);
+  EXPECT_EQ(box->criteria.variable, adapt::IndicatorVariable::pressure);
+  // Every bad value names its key.
+  EXPECT_THAT(error({"adapt.indicator=lohner"}), HasSubstr("--set adapt.indicator: unknown value 'lohner'"));
+  EXPECT_THAT(error({"adapt.max_level=3"}), HasSubstr("--set adapt.max_level: adaptive refinement needs adapt.indicator too"));
+  EXPECT_THAT(error({"adapt.indicator=density_jump", "adapt.coarsen_below=0.5"}),
+              HasSubstr("--set adapt.coarsen_below: adapt.coarsen_below (0.5) must be below adapt.refine_above (0.02)"));
+  EXPECT_THAT(error({"adapt.indicator=modal_decay", "adapt.refine_above=-6"}),
+              HasSubstr("--set adapt.refine_above: adapt.coarsen_below (-5) must be below adapt.refine_above (-6)"));
+  EXPECT_THAT(error({"adapt.indicator=density_jump", "adapt.initial_levels=3"}),
+              HasSubstr("--set adapt.initial_levels: 3 adaptations of the initial state cannot go below adapt.max_level 2"));
+  EXPECT_THAT(error({"adapt.indicator=modal_decay", "solver.order=0"}), HasSubstr("solver.order 0 has only one"));
+  EXPECT_THAT(error({"adapt.indicator=box"}), HasSubstr("the box indicator needs adapt.boxes"));
+  EXPECT_THAT(error({"adapt.indicator=box", "adapt.boxes=[0, 0, 1]"}), HasSubstr("3 numbers; each box is 4"));
+  EXPECT_THAT(error({"adapt.indicator=box", "adapt.boxes=[0, 0, 0, 1]"}), HasSubstr("box 1 is empty"));
+  EXPECT_THAT(error({"adapt.indicator=kxrcf", "adapt.boxes=[0, 0, 1, 1]"}), HasSubstr("boxes are for adapt.indicator box"));
+  EXPECT_THAT(error({"adapt.indicator=kxrcf", "adapt.max_level=0"}), HasSubstr("adapt.max_level"));
+  EXPECT_THAT(error_of(valid + "adapt:\n  indicator: kxrcf\n  intreval: 3\n"),
+              HasSubstr("adapt.intreval: unknown key; did you mean 'adapt.interval'?"));
+}
+
 TEST(CaseSchema, EveryKeyIsDocumentedAndTheReferenceIsCurrent) {
   for (const Setting& s : settings()) {
     EXPECT_FALSE(s.description.empty()) << s.key;

@@ -65,6 +65,18 @@ TEST(Checkpoint, RoundTripKeepsEveryBit) {
   EXPECT_EQ(r.outputs, k.outputs);
   ASSERT_EQ(r.solution.size(), k.solution.size());
   EXPECT_EQ(std::memcmp(r.solution.data(), k.solution.data(), k.solution.size() * sizeof(double)), 0);
+  EXPECT_TRUE(r.leaf_root.empty()) << "a fixed mesh has no tree";
+  // An adapted mesh's tree travels with it.
+  k.leaf_root = {0, 7};
+  k.leaf_path = {std::int64_t(1) << 62, 3};
+  k.leaf_level = {30, 1};
+  output::write_checkpoint(path, k);
+  const output::Checkpoint tree = output::read_checkpoint(path);
+  EXPECT_EQ(tree.leaf_root, k.leaf_root);
+  EXPECT_EQ(tree.leaf_path, k.leaf_path);
+  EXPECT_EQ(tree.leaf_level, k.leaf_level);
+  k.leaf_root.clear(), k.leaf_path.clear(), k.leaf_level.clear();
+  output::write_checkpoint(path, k);
 
   // Bad files: each refused with the file's name and what is wrong.
   EXPECT_THAT(message_of(folder + "/none.kcheck"), HasSubstr("none.kcheck: cannot open the checkpoint"));
@@ -85,7 +97,7 @@ TEST(Checkpoint, RoundTripKeepsEveryBit) {
   damaged_format[8] = 9;  // without a new checksum: damage, not another version
   write_bytes(folder + "/damaged.kcheck", damaged_format);
   EXPECT_THAT(message_of(folder + "/damaged.kcheck"), HasSubstr("damaged.kcheck: the checkpoint's checksum does not match"));
-  EXPECT_THAT(message_of(folder + "/newer.kcheck"), HasSubstr("newer.kcheck: checkpoint format 9, this Kempe reads format 1"));
+  EXPECT_THAT(message_of(folder + "/newer.kcheck"), HasSubstr("newer.kcheck: checkpoint format 9, this Kempe reads format 2"));
   write_bytes(folder + "/short.kcheck", std::vector<char>(bytes.begin(), bytes.begin() + 10));
   EXPECT_THAT(message_of(folder + "/short.kcheck"), HasSubstr("short.kcheck: the checkpoint is truncated"));
   EXPECT_THROW(output::write_checkpoint(folder + "/no/such/folder/a.kcheck", k), std::runtime_error);
@@ -142,6 +154,13 @@ TEST(Checkpoint, ContentThatMakesNoSenseIsRefused) {
   k = good;
   k.num_elements = 0;
   EXPECT_THAT(message(k), HasSubstr("an element count of 0"));
+  k = good;
+  k.leaf_root = {0, 1}, k.leaf_path = {0, 0}, k.leaf_level = {0, 0};
+  EXPECT_THAT(message(k), HasSubstr("a refinement tree of 2 leaves for 3 elements"));
+  k.leaf_root = {0, 1, 2}, k.leaf_path = {0, 0, 0}, k.leaf_level = {0, 31, 0};
+  EXPECT_THAT(message(k), HasSubstr("leaf 1 with root 1 and level 31"));
+  k.leaf_root = {0, -4, 2}, k.leaf_level = {0, 0, 0};
+  EXPECT_THAT(message(k), HasSubstr("leaf 1 with root -4"));
 
   // A coefficient count whose size in bytes wraps around 2^64 is truncation, not an allocation.
   output::write_checkpoint(folder + "/k.kcheck", good);

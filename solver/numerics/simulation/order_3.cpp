@@ -3,3 +3,5 @@
 
 template std::unique_ptr<kempe::sim::Simulation> kempe::sim::make_simulation_of_order<3>(
     const kempe::Mesh&, const kempe::sim::SolverOptions&, const kempe::sim::BoundaryGroups&);
+template std::unique_ptr<kempe::sim::Simulation> kempe::sim::make_simulation_of_order<3>(
+    const kempe::adapt::TriangleForest&, const kempe::sim::SolverOptions&, const kempe::sim::BoundaryGroups&);
