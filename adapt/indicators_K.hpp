@@ -128,6 +128,13 @@ struct VariableModes {
   }
 };
 
+/// Element e's face neighbour number `part` of 6: parts 0-2 across its local faces (the first half's neighbour
+/// where an edge is split), 3-5 across the second halves of split edges; no_element where there is none.
+KEMPE_HD index_t face_neighbor(const index_t* neighbors, const index_t* half_neighbors, index_t e, int part) {
+  if (part < 3) return neighbors[3 * e + part];
+  return half_neighbors == nullptr ? no_element : half_neighbors[3 * e + part - 3];
+}
+
 /// value[e] = the largest |a - b| / (|a| + |b|) over e's face neighbours (both halves of a split edge) of the
 /// cell averages `mean`; 0 with no neighbour.
 struct NeighbourJump {
@@ -140,7 +147,7 @@ struct NeighbourJump {
     const double a = mean[e];
     double largest = 0;
     for (int part = 0; part < 6; ++part) {
-      const index_t n = part < 3 ? neighbors[3 * e + part] : (half_neighbors == nullptr ? no_element : half_neighbors[3 * e + part - 3]);
+      const index_t n = face_neighbor(neighbors, half_neighbors, e, part);
       if (n == no_element) continue;
       const double b = mean[n];
       const double scale = std::fabs(a) + std::fabs(b);
@@ -194,7 +201,7 @@ struct SpreadRefinement {
   KEMPE_HD void operator()(index_t e) const {
     bool flagged = from[e] != 0;
     for (int part = 0; part < 6 && !flagged; ++part) {
-      const index_t n = part < 3 ? neighbors[3 * e + part] : (half_neighbors == nullptr ? no_element : half_neighbors[3 * e + part - 3]);
+      const index_t n = face_neighbor(neighbors, half_neighbors, e, part);
       if (n != no_element && from[n] != 0) flagged = true;
     }
     to[e] = flagged ? 1 : 0;

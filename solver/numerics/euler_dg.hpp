@@ -122,10 +122,11 @@ class EulerDG {
         forall(backend_, k_, adapt::VariableModes<P, Real>{k_, gamma_, criteria.variable, c_.data(), d_.tables, indicator_mean_.data(), indicator_.data()});
         break;
       case adapt::Indicator::kxrcf: {
-        ensure_troubled_flags();
+        // Its flags go to scratch: the limiter's (limited_cells) stay those of the last limiting.
+        ring_flags_.resize(k_);
         TroubledCells<P, Real> kxrcf{k_, view.element_faces, faces().left, faces().right, faces().left_local, faces().right_local,
                                      faces().normal_x, faces().normal_y, faces().length, d_.tables.face_weight, d_.tables.face_basis,
-                                     view.circumradius, c_.data(), troubled_.data(), d_.tables.face_half_basis, faces().left_half,
+                                     view.circumradius, c_.data(), ring_flags_.data(), d_.tables.face_half_basis, faces().left_half,
                                      faces().right_half, view.element_half_faces};
         kxrcf.ratio = indicator_.data();
         forall(backend_, k_, kxrcf);
@@ -270,7 +271,7 @@ class EulerDG {
     std::size_t mesh = 0;      ///< geometry, connectivity and reference tables
     std::size_t solution = 0;  ///< the solution, the integrator's work vectors and the clock
     std::size_t strategy = 0;  ///< the race strategy's buffers (buffered only)
-    std::size_t limiter = 0;   ///< the slope limiter's Taylor coefficients, bounds and flags
+    std::size_t limiter = 0;   ///< the slope limiter's Taylor coefficients, bounds and flags, the refinement indicator's values
     std::size_t total() const { return mesh + solution + strategy + limiter; }
   };
   MemoryUse memory_use() const {
@@ -278,7 +279,8 @@ class EulerDG {
     use.mesh = mesh_bytes_;
     use.solution = c_.bytes() + next_.held_bytes() + integrator_.bytes() + clock_.bytes() + step_min_.bytes() + eval_clock_.bytes();
     use.strategy = buffer_.bytes();
-    use.limiter = taylor_.bytes() + bounds_.bytes() + troubled_.bytes();
+    use.limiter = taylor_.bytes() + bounds_.bytes() + troubled_.bytes() + indicator_.held_bytes() + indicator_mean_.held_bytes() +
+                  ring_flags_.held_bytes();
     return use;
   }
 
@@ -793,7 +795,7 @@ class EulerDG {
   Buffer<Real> taylor_, bounds_;        // [vars][modes][elements]; [2][vars][VertexBounds::num_fields][vertices]
   Buffer<std::uint8_t> troubled_;       // [elements] KXRCF flags
   Buffer<double> indicator_, indicator_mean_;  // [elements] the refinement indicator's values, a variable's cell averages
-  Buffer<std::uint8_t> ring_flags_;     // [elements] scratch of the buffer rings
+  Buffer<std::uint8_t> ring_flags_;     // [elements] scratch of the buffer rings and the kxrcf indicator's flags
   Buffer<bc::Kind> boundary_kinds_;     // a GroupBoundary's tables on the device
   Buffer<Real> boundary_states_;
   Buffer<bc::StateFunction> boundary_functions_;
