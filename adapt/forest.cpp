@@ -538,6 +538,17 @@ AdaptReport TriangleForest::adapt(Check check) {
   report.coarsened = ((ne - refinements) - (new_elements - 4 * refinements)) / 3;
   report.seconds_counts = clock.lap();
 
+  if (refinements == 0 && report.coarsened == 0) {
+    // Nothing changes (every flag vetoed or none set): the leaves, faces and geometry stay as they are, and the
+    // map is the identity (delta 0, offsets 0 .. ne - 1) over the present leaves.
+    map_ = AdaptMap{ne, ne, w.delta.data(), w.elem_offset.data(), from.elem_level, from.elem_path};
+    flag_all(false, false);
+    count(report, check);
+    report.seconds_check = clock.lap();
+    report.seconds = clock.total();
+    return report;
+  }
+
   // New nodes, edges and elements into the spare arrays; each new leaf enters itself on its edges.
   spare_->reserve(b, new_nodes_total, new_elements, new_edges_total);
   const ForestPtrs to = spare_->ptrs(new_nodes_total, new_elements, new_edges_total, from.root_nodes, from.num_colors);

@@ -132,7 +132,8 @@ class TriangleForest {
 
   /// Refines and coarsens by the flags (refinement wins; a group coarsens only as a whole), keeps the mesh
   /// 1-irregular, maps colors, regroups faces and checks the result: its colors at least (a solver's cycle), the
-  /// whole mesh by default.
+  /// whole mesh by default. When the flags change nothing (report.refined and report.coarsened 0) the mesh stays
+  /// as it is, only counted and checked, and last_adaptation() is the identity: a solver need not follow it.
   AdaptReport adapt(Check check = Check::full);
   /// The check and the counts of the current mesh (seconds_check its time).
   AdaptReport check(Check check = Check::full) const;

@@ -460,12 +460,15 @@ class CaseRun {
     if (!report.valid())
       throw std::logic_error(mesh_.source + ": an adaptation left " + std::to_string(report.failures) +
                              " faces whose colors clash (a bug: please report it with the case file)");
-    simulation_->remesh(*forest_);
+    const bool changed = report.refined > 0 || report.coarsened > 0;
+    if (changed) {  // an unchanged mesh keeps the solver as it stands (its tables, solution and CUDA graph)
+      simulation_->remesh(*forest_);
+      mesh_changed();
+    }
     ++adaptations_;
-    mesh_changed();
     deepest_level_ = std::max(deepest_level_, report.max_level);
     adapt_seconds_ += seconds_since(t0);
-    return report.refined > 0 || report.coarsened > 0;
+    return changed;
   }
 
   /// After the solver's mesh changed: the output mesh is stale, and the element counts are seen.

@@ -73,13 +73,26 @@ class EulerDG {
   /// outgrown, never shrunk). The positivity limiter, when on, passes over the transferred state (restriction
   /// and prolongation keep cell averages, not point values). Only counts reach the host. std::logic_error
   /// unless the solver stands on the mesh the adaptation started from; on Backend::cuda, running out of memory
-  /// is std::runtime_error naming the sizes.
+  /// is std::runtime_error naming the sizes. The forest has already moved on, so a remesh that fails leaves
+  /// the solver without a mesh: any further step is std::logic_error (a run stops there; its checkpoints stay).
   void remesh(const adapt::TriangleForest& forest) {
     const adapt::AdaptMap& map = forest.last_adaptation();
     if (map.delta == nullptr || map.old_elements != k_ || map.new_elements != forest.num_elements())
       throw std::logic_error(forest.source() + ": remesh follows one adaptation of the mesh the solver stands on (" +
                              std::to_string(k_) + " elements; the adaptation went from " + std::to_string(map.old_elements) +
                              " to " + std::to_string(map.new_elements) + ")");
+    try {
+      transfer_and_rebuild(forest, map);
+    } catch (...) {
+      k_ = 0;
+      lost_mesh_ = forest.source();
+      step_graph_.clear();
+      throw;
+    }
+  }
+
+ private:
+  void transfer_and_rebuild(const adapt::TriangleForest& forest, const adapt::AdaptMap& map) {
     const index_t k = map.new_elements;
     const std::size_t values = std::size_t(nv) * num_modes * k;
     next_.resize(values);
@@ -100,6 +113,8 @@ class EulerDG {
     step_graph_.clear();
     if (positivity_epsilon_ > Real(0)) limit_positivity(c_.data());
   }
+
+ public:
 
   /// Sets the forest's refine and coarsen flags for its next adaptation from the indicator of `criteria` on the
   /// present solution (adapt/indicators_K.hpp): values in double, thresholds, then criteria.buffer rings of
@@ -565,6 +580,8 @@ class EulerDG {
   /// Runs one step (replaying the recorded graph on the GPU), then reads the clock: the only copy to the
   /// host per step. Throws (check_physical's message) when the step found a non-physical state.
   void run_step(const StepPlan& plan) {
+    if (!lost_mesh_.empty())
+      throw std::logic_error(lost_mesh_ + ": the solver has no mesh since an adaptation failed to follow the forest; start anew or resume from a checkpoint");
     if (plan.fixed_dt != clock_fixed_dt_) {
       forall(backend_, 1, SetValue<Real>{clock_.data() + clock_fixed_step, plan.fixed_dt});
       clock_fixed_dt_ = plan.fixed_dt;
@@ -791,6 +808,7 @@ class EulerDG {
   std::size_t mesh_bytes_ = 0;
   Buffer<Real> c_;                      // [vars][modes][elements]
   Buffer<Real> next_;                   // where remesh transfers the solution (then the two swap)
+  std::string lost_mesh_;               // the forest's source once a remesh failed (no step is taken after that)
   Buffer<Real> buffer_;                 // the buffered strategy's per-face contributions
   Buffer<Real> taylor_, bounds_;        // [vars][modes][elements]; [2][vars][VertexBounds::num_fields][vertices]
   Buffer<std::uint8_t> troubled_;       // [elements] KXRCF flags

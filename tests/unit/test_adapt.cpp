@@ -220,6 +220,50 @@ TEST(Forest, RefiningEverythingAndCoarseningBackGivesTheStartMesh) {
   }
 }
 
+TEST(Forest, FlagsThatChangeNothingKeepTheMeshAndGiveTheIdentityMap) {
+  // No flags, or only vetoed ones (coarsening a start triangle, or one sibling of four), leave the leaves, faces
+  // and colors exactly as they were, and last_adaptation() maps each leaf to itself: a solver need not follow.
+  adapt::TriangleForest forest(planar_mesh(), Backend::cpu, 3);
+  for (int c = 0; c < 3; ++c) {
+    forest.flag_random(0.3, 0.1, 4, std::uint64_t(c));
+    ASSERT_TRUE(forest.adapt().valid());
+  }
+  const adapt::LeafMesh before = forest.to_host();
+  ASSERT_GT(before.num_elements(), planar_mesh().num_elements());
+  index_t lone_child = no_element;
+  for (index_t e = 0; e < before.num_elements() && lone_child == no_element; ++e)
+    if (before.level[e] > 0) lone_child = e;
+  ASSERT_NE(lone_child, no_element);
+  for (int trial = 0; trial < 2; ++trial) {
+    forest.flag_all(false, false);
+    if (trial == 1) {
+      std::uint8_t* coarsen = forest.coarsen_flags();  // host memory on the CPU backend
+      coarsen[lone_child] = 1;  // one of four siblings: the group stays
+      for (index_t e = 0; e < before.num_elements(); ++e) coarsen[e] |= before.level[e] == 0;  // roots cannot coarsen
+    }
+    const adapt::AdaptReport r = forest.adapt(adapt::Check::full);
+    EXPECT_TRUE(r.valid());
+    EXPECT_EQ(r.refined, 0);
+    EXPECT_EQ(r.coarsened, 0);
+    EXPECT_EQ(r.elements, before.num_elements());
+    const adapt::LeafMesh after = forest.to_host();
+    EXPECT_EQ(after.x, before.x);
+    EXPECT_EQ(after.element_vertices, before.element_vertices);
+    EXPECT_EQ(after.path, before.path);
+    EXPECT_EQ(after.face_left, before.face_left);
+    EXPECT_EQ(after.face_right, before.face_right);
+    EXPECT_EQ(after.face_color, before.face_color);
+    EXPECT_EQ(after.color_begin, before.color_begin);
+    const adapt::AdaptMap& map = forest.last_adaptation();
+    ASSERT_EQ(map.old_elements, before.num_elements());
+    ASSERT_EQ(map.new_elements, before.num_elements());
+    for (index_t e = 0; e < map.old_elements; ++e) {
+      ASSERT_EQ(map.delta[e], 0) << e;
+      ASSERT_EQ(map.offset[e], e) << e;
+    }
+  }
+}
+
 /// Two triangles sharing the diagonal of the unit square: (0,0) (1,0) (1,1) and (0,0) (1,1) (0,1).
 Mesh square_pair() {
   RawMesh raw = test::make_raw(2, {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}});
