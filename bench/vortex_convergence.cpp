@@ -3,10 +3,15 @@
 // states. Prints the step-67 style tables and a Markdown summary; bench/vortex_convergence.sh runs it.
 // Usage: kempe_bench_vortex [LIMITER]: with a slope limiter (vertex, moment) on every stage, p = 1..3 on
 // smaller meshes: what the limiters cost on a smooth flow.
+//        kempe_bench_vortex adapted [P N LEVELS END]: the study on 1-irregular meshes (random refinement, then
+// uniform; tests/unit/adapt_vortex.hpp), p = 1..4, or one order from an n x n start over LEVELS meshes.
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
+#include "../tests/unit/adapt_vortex.hpp"
 #include "../tests/unit/dg_cases.hpp"
 
 namespace {
@@ -26,9 +31,55 @@ Row study(const std::vector<int>& sizes, dg::Limiter limiter = dg::Limiter::none
   return row;
 }
 
+struct AdaptedRow {
+  int p, n;
+  std::vector<test::AdaptedVortexError> rows;
+};
+
+template <int P>
+AdaptedRow adapted_study(int n, int levels, double end) {
+  AdaptedRow row{P, n, test::adapted_vortex_errors<P>(n, levels, end)};
+  test::print_adapted_table(P, n, end, row.rows);
+  std::fflush(stdout);
+  return row;
+}
+
+AdaptedRow adapted_study_of_order(int p, int n, int levels, double end) {
+  switch (p) {
+    case 1: return adapted_study<1>(n, levels, end);
+    case 2: return adapted_study<2>(n, levels, end);
+    case 3: return adapted_study<3>(n, levels, end);
+    case 4: return adapted_study<4>(n, levels, end);
+  }
+  std::fprintf(stderr, "kempe_bench_vortex adapted: the order must be 1..4, got %d\n", p);
+  std::exit(2);
+}
+
+int adapted_main(int argc, char** argv) {
+  std::vector<AdaptedRow> rows;
+  if (argc == 6) {
+    rows.push_back(adapted_study_of_order(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]), std::atof(argv[5])));
+  } else if (argc == 2) {
+    constexpr double end = 1.0;
+    rows = {adapted_study<1>(16, 3, end), adapted_study<2>(8, 3, end), adapted_study<3>(8, 4, end), adapted_study<4>(4, 4, end)};
+  } else {
+    std::fprintf(stderr, "usage: kempe_bench_vortex adapted [P N LEVELS END]\n");
+    return 2;
+  }
+  std::printf("\n| p | start mesh | leaves on the finest | hanging faces there | L2 density error | rate on the finest pair |\n");
+  std::printf("|---|---|---|---|---|---|\n");
+  for (const AdaptedRow& r : rows) {
+    const std::size_t n = r.rows.size();
+    std::printf("| %d | %d x %d | %d | %d | %.3e | %.2f |\n", r.p, r.n, r.n, int(r.rows[n - 1].elements), int(r.rows[n - 1].hanging_faces),
+                r.rows[n - 1].error, test::adapted_rate(r.rows, n - 1));
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "adapted") return adapted_main(argc, argv);
   const dg::Limiter limiter = argc > 1 ? dg::limiter_from_name(argv[1]) : dg::Limiter::none;
   const std::vector<Row> rows =
       limiter == dg::Limiter::none

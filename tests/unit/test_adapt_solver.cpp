@@ -19,6 +19,7 @@
 #include "adapt/forest.hpp"
 #include "adapt/indicators_K.hpp"
 #include "adapt_fixtures.hpp"
+#include "adapt_vortex.hpp"
 #include "dg_cases.hpp"
 
 namespace kempe {
@@ -261,56 +262,25 @@ TEST(AdaptiveRun, TheVortexConservesOver200StepsAdaptingEvery5WithEveryStrategy)
   }
 }
 
-/// L2 density errors of the vortex at t = 0.25 (exact boundary states) on a bent n x n grid of [0, 10]^2 refined at
-/// random to a 1-irregular mesh (two cycles, about a third of the leaves each), then uniformly `levels` - 1 times:
-/// each mesh halves the last one's element sizes and keeps its hanging faces. Order P, colored strategy.
+/// Prints the study's table and asks the finest pair of meshes for a rate of at least `least`.
 template <int P>
-std::vector<double> vortex_errors_on_adapted_meshes(int n, int levels, std::vector<index_t>& elements) {
-  const Mesh start = test::solver_mesh(n, 10.0, -0.5);
-  adapt::TriangleForest forest(start, Backend::cpu, 2 + levels);
-  for (int cycle = 0; cycle < 2; ++cycle) {
-    forest.flag_random(0.35, 0.0, 17, cycle);
-    EXPECT_TRUE(forest.adapt().valid());
-  }
-  std::vector<double> errors;
-  for (int level = 0; level < levels; ++level) {
-    if (level > 0) {
-      forest.flag_all(true, false);
-      EXPECT_TRUE(forest.adapt(adapt::Check::colors).valid());
-    }
-    EXPECT_GT(forest.check().hanging_faces, 0);
-    dg::EulerDG<P, double, euler::Flux::hllc, Vortex> solver(forest, gamma_air, Vortex{}, dg::Strategy::colored);
-    solver.project([](double x, double y, double* out) { Vortex::state(x, y, 0, out); });
-    const double end = 0.25;
-    const int steps = static_cast<int>(std::ceil(end / solver.stable_dt(0.5)));
-    for (int step = 0; step < steps; ++step) solver.step(dg::Integrator::ssprk3, end / steps);
-    errors.push_back(solver.l2_error(euler::density, [&](double x, double y, double* out) { Vortex::state(x, y, end, out); }));
-    elements.push_back(solver.num_elements());
-  }
-  return errors;
-}
-
-template <int P>
-void check_adapted_convergence(int n, int levels) {
-  std::vector<index_t> elements;
-  const std::vector<double> errors = vortex_errors_on_adapted_meshes<P>(n, levels, elements);
-  std::printf("isentropic vortex on 1-irregular meshes, p = %d, HLLC, SSP-RK3, t = 0.25\n  elements   L2 error (density)   rate\n", P);
-  for (std::size_t i = 0; i < errors.size(); ++i)
-    if (i == 0)
-      std::printf("  %8d   %.4e\n", int(elements[i]), errors[i]);
-    else
-      std::printf("  %8d   %.4e           %.2f\n", int(elements[i]), errors[i], std::log2(errors[i - 1] / errors[i]));
-  // On meshes this small the rates still rise with resolution (p = 3 on conforming grids as well: test_dg.cpp),
-  // as in the tables above: the finest pair must reach p + 0.45.
-  EXPECT_GE(std::log2(errors[errors.size() - 2] / errors.back()), P + 0.45) << "p = " << P;
+void check_adapted_convergence(int n, int levels, double least) {
+  constexpr double end = 1.0;
+  const std::vector<test::AdaptedVortexError> rows = test::adapted_vortex_errors<P>(n, levels, end);
+  test::print_adapted_table(P, n, end, rows);
+  for (const auto& row : rows) EXPECT_GT(row.hanging_faces, 0);
+  EXPECT_GE(test::adapted_rate(rows, rows.size() - 1), least) << "p = " << P;
 }
 
 TEST(AdaptiveRun, TheVortexConvergesAtOrderPPlusOneOnRandom1IrregularMeshes) {
   // Hanging faces must not cost accuracy: rates of p + 1 under uniform refinement of a randomly refined mesh.
-  // Sizes for CI (about 15 s on 2 threads); measured at t = 0.25 on the next level up: p = 1 1.95, p = 3 3.67.
-  check_adapted_convergence<1>(8, 3);
-  check_adapted_convergence<2>(4, 4);
-  check_adapted_convergence<3>(4, 3);
+  // At these sizes (about 25 s on 2 threads) p = 1 and 2 reach p + 0.8 (1.99 and 2.93); p = 3 and 4 are still
+  // below their asymptotic rate (3.68 and 4.47) as on conforming grids of the same size, and reach p + 0.8 one
+  // mesh further (3.8 and 4.81): bench/vortex_convergence.sh adapted, docs/theory.md.
+  check_adapted_convergence<1>(8, 3, 1.8);
+  check_adapted_convergence<2>(8, 2, 2.8);
+  check_adapted_convergence<3>(4, 3, 3.45);
+  check_adapted_convergence<4>(8, 2, 4.4);
 }
 
 }  // namespace
