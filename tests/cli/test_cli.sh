@@ -296,6 +296,7 @@ YAML
   check "adaptive run reaches the end" contains "$amr_out" "# done: t = 0.3 after"
   check "adaptive run describes its adaptation" contains "$amr_out" "# adaptive mesh: indicator density_jump on density"
   check "adaptive run summarizes its mesh" contains "$amr_out" "elements now,"
+  check "adaptive run splits the time it spends adapting" contains "$amr_out" "of the solve time (flags "
   if contains "$amr_out" "ParaView"; then
     check "adaptive output holds the level field" grep -q 'Name="level"' "$work/amr/isentropic_vortex_amr_0002.vtu"
     "$kempe" run "$source_dir/cases/isentropic_vortex_amr.yaml" "${amr[@]}" --output "$work/amr_parts" --quiet --stop-after 7 2>/dev/null

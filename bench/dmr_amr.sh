@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The double Mach reflection on an adaptive mesh against the uniform mesh its finest level equals: the same
+# start mesh (cases/double_mach.geo at SIZE) refined two levels where the density jumps (cases/double_mach_amr.yaml,
+# adapting every INTERVAL steps) or everywhere (a box indicator over the whole domain, never adapting again).
+# Prints each run's summary, the Mach stem and triple point at t = 0.2 (kempe_dmr_fronts, bands one finest cell
+# high), and per adaptive run: the fronts' distance from the uniform run's in finest cells, the ratio of
+# element-steps and of solve times, and the share of the solve spent adapting.
+# Usage: bench/dmr_amr.sh [SIZE] [OUTDIR] [INTERVAL...]
+#   (defaults 0.06, /tmp/kempe_dmr_amr and the case's interval; the finest cells are SIZE / 4)
+set -euo pipefail
+size="${1:-0.06}"
+out="${2:-/tmp/kempe_dmr_amr}"
+shift $(( $# < 2 ? $# : 2 ))
+intervals=("$@")
+[[ ${#intervals[@]} -eq 0 ]] && intervals=(case)
+kempe="${KEMPE:-build/bin/kempe}"
+fronts="${KEMPE_DMR_FRONTS:-build/bin/kempe_dmr_fronts}"
+mkdir -p "$out"
+uniform="$out/double_mach_uniform.yaml"
+sed -e 's/^  indicator: density_jump/  indicator: box\n  boxes: [-1, -1, 5, 2]/' -e '/^  refine_above:/d' -e '/^  coarsen_below:/d' \
+    -e '/^adapt:/,/^[a-z]/ s/^  interval: [0-9]*$/  interval: 1000000000/' -e 's/^  buffer: [0-9]*/  buffer: 0/' cases/double_mach_amr.yaml > "$uniform"
+cp cases/double_mach.geo "$out/"
+band=$(python3 -c "print($size / 4)")
+runs=(uniform)
+for interval in "${intervals[@]}"; do runs+=("adaptive_$interval"); done
+for run in "${runs[@]}"; do
+  case_file=cases/double_mach_amr.yaml
+  extra=()
+  [[ $run == uniform ]] && case_file="$uniform"
+  [[ $run == adaptive_* && $run != adaptive_case ]] && extra=(--set adapt.interval="${run#adaptive_}")
+  echo "== $run (start mesh size $size, finest cells $band)"
+  "$kempe" run "$case_file" --set mesh.size="$size" --set output.interval=0 "${extra[@]}" --output "$out/$run" \
+    | tee "$out/$run.log" | grep -E "^# (done|adaptive mesh: [0-9])"
+  last=$(ls "$out/$run"/*.vtu | sort | tail -1)
+  "$fronts" "$last" "$band" | tee "$out/$run.fronts"
+done
+python3 - "$out" "$band" "${runs[@]}" <<'PY'
+import re, sys
+out, band, runs = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
+def summary(run):
+    log = open(f"{out}/{run}.log").read()
+    m = re.search(r"solve (?:(\d+)h)?(?:(\d+)m)?([\d.]+)s", log)
+    solve = int(m.group(1) or 0) * 3600 + int(m.group(2) or 0) * 60 + float(m.group(3))
+    steps = float(re.search(r"([\d.e+]+) element-steps", log).group(1))
+    share = re.search(r"([\d.]+)% of the solve time", log)
+    words = open(f"{out}/{run}.fronts").read().split()
+    fronts = {words[i]: float(words[i + 1]) for i in range(0, len(words) - 1, 2)}
+    return solve, steps, float(share.group(1)) if share else 0.0, fronts
+su, eu, _, fu = summary("uniform")
+print(f"\nuniform: solve {su:.1f} s, {eu:.4g} element-steps, Mach stem x {fu['mach_stem_x']:.4f}, "
+      f"triple point ({fu['triple_point_x']:.4f}, {fu['triple_point_y']:.4f})")
+print("| run | solve (s) | element-steps | fewer element-steps | speed-up | adapting | Mach stem x | triple point | "
+      "largest front shift (finest cells) |")
+print("|---|---|---|---|---|---|---|---|---|")
+for run in runs[1:]:
+    s, e, share, f = summary(run)
+    shift = max(abs(f[k] - fu[k]) for k in ("mach_stem_x", "triple_point_x", "triple_point_y")) / band
+    print(f"| {run} | {s:.1f} | {e:.4g} | {eu / e:.1f}x | {su / s:.1f}x | {share:.1f} % | {f['mach_stem_x']:.4f} | "
+          f"({f['triple_point_x']:.4f}, {f['triple_point_y']:.4f}) | {shift:.2f} |")
+PY
