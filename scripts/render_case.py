@@ -14,6 +14,7 @@ import xml.etree.ElementTree as ET
 
 import vtkmodules.vtkInteractionStyle  # noqa: F401 (registers the render window's back end)
 import vtkmodules.vtkRenderingOpenGL2  # noqa: F401
+from vtkmodules.vtkFiltersExtraction import vtkExtractEdges
 from vtkmodules.vtkFiltersGeometry import vtkDataSetSurfaceFilter
 from vtkmodules.vtkIOImage import vtkPNGWriter
 from vtkmodules.vtkIOXML import vtkXMLUnstructuredGridReader
@@ -36,12 +37,13 @@ def last_data_set(path):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("input", help=".vtu or .pvd written by kempe run")
-    parser.add_argument("field", help="point field: density, pressure, mach, entropy")
+    parser.add_argument("field", help="point field (density, pressure, mach, entropy) or cell field (level, element_id)")
     parser.add_argument("png", help="the picture to write")
     parser.add_argument("--width", type=int, default=1200)
     parser.add_argument("--height", type=int, default=400)
     parser.add_argument("--subdivision", type=int, default=2,
                         help="subdivisions of each high-order cell edge (Lagrange cells are curved in the field)")
+    parser.add_argument("--edges", action="store_true", help="draw the cells' edges (the mesh) over the field")
     args = parser.parse_args()
 
     path, time = last_data_set(args.input)
@@ -51,16 +53,22 @@ def main():
     reader.SetFileName(path)
     reader.Update()
     grid = reader.GetOutput()
-    field = grid.GetPointData().GetArray(args.field)
+    # A point field is drawn smooth; a cell field (an adaptive run's `level`) flat per cell.
+    on_cells = grid.GetPointData().GetArray(args.field) is None and grid.GetCellData().GetArray(args.field) is not None
+    data = grid.GetCellData() if on_cells else grid.GetPointData()
+    field = data.GetArray(args.field)
     if field is None:
         names = [grid.GetPointData().GetArrayName(i) for i in range(grid.GetPointData().GetNumberOfArrays())]
-        sys.exit(f"{path}: no point field '{args.field}'; fields: {', '.join(names)}")
+        names += [grid.GetCellData().GetArrayName(i) for i in range(grid.GetCellData().GetNumberOfArrays())]
+        sys.exit(f"{path}: no point or cell field '{args.field}'; fields: {', '.join(names)}")
     low, high = field.GetRange()
+    if high == low:
+        high = low + 1
 
     surface = vtkDataSetSurfaceFilter()
     surface.SetInputData(grid)
     surface.SetNonlinearSubdivisionLevel(args.subdivision)
-    grid.GetPointData().SetActiveScalars(args.field)
+    data.SetActiveScalars(args.field)
 
     colors = vtkColorTransferFunction()  # a perceptually ordered blue-white-red map, as ParaView's default
     colors.SetColorSpaceToDiverging()
@@ -70,11 +78,25 @@ def main():
     mapper = vtkPolyDataMapper()
     mapper.SetInputConnection(surface.GetOutputPort())
     mapper.SetLookupTable(colors)
-    mapper.SetScalarModeToUsePointFieldData()
+    mapper.SetColorModeToMapScalars()  # an unsigned char field (`level`) is a value to map, not a color
+    if on_cells:
+        mapper.SetScalarModeToUseCellFieldData()
+    else:
+        mapper.SetScalarModeToUsePointFieldData()
     mapper.SelectColorArray(args.field)
     mapper.SetScalarRange(low, high)
     actor = vtkActor()
     actor.SetMapper(mapper)
+    if args.edges:  # the cells' own edges (subdivision would draw its sub-edges too)
+        edges = vtkExtractEdges()
+        edges.SetInputData(grid)
+        edge_mapper = vtkPolyDataMapper()
+        edge_mapper.SetInputConnection(edges.GetOutputPort())
+        edge_mapper.ScalarVisibilityOff()
+        edge_actor = vtkActor()
+        edge_actor.SetMapper(edge_mapper)
+        edge_actor.GetProperty().SetColor(0.1, 0.1, 0.1)
+        edge_actor.GetProperty().SetLineWidth(0.5)
 
     bar = vtkScalarBarActor()
     bar.SetLookupTable(colors)
@@ -88,6 +110,8 @@ def main():
     bar_height = 0.18  # the color bar's strip at the bottom, as a fraction of the picture
     renderer = vtkRenderer()
     renderer.AddActor(actor)
+    if args.edges:
+        renderer.AddActor(edge_actor)
     renderer.SetBackground(1, 1, 1)
     renderer.SetViewport(0, bar_height, 1, 1)
     legend = vtkRenderer()
