@@ -56,4 +56,24 @@ struct TransferSolution {
   }
 };
 
+/// Runs `op` (a point function of a new leaf) on the new leaves that one old leaf's transfer made: its four
+/// children where it refined, the parent where it is the first leaf of a coarsened group; a kept leaf's copy is
+/// skipped (it is the state a step left). One work item per old leaf, as TransferSolution, so each new leaf is
+/// visited once and only by the item that wrote it.
+template <class Op>
+struct EachMadeLeaf {
+  AdaptMap map;
+  Op op;
+
+  KEMPE_HD void operator()(index_t e) const {
+    const int d = map.delta[e];
+    const index_t m = map.offset[e];
+    if (d > 0) {
+      for (int c = 0; c < 4; ++c) op(m + c);
+    } else if (d < 0 && child_number(map.old_path[e], map.old_level[e]) == 0) {
+      op(m);
+    }
+  }
+};
+
 }  // namespace kempe::adapt

@@ -70,8 +70,8 @@ class EulerDG {
   /// Follows the forest's last adaptation (adapt/forest.hpp), in the backend's memory: the solution moves to
   /// the new leaves (prolongation to children, L2 projection of coarsened groups: kernels/child_transfer.hpp),
   /// the mesh tables are rebuilt by kernels, and the work arrays follow the new size (grown by half again when
-  /// outgrown, never shrunk). The positivity limiter, when on, passes over the transferred state (restriction
-  /// and prolongation keep cell averages, not point values). Only counts reach the host. std::logic_error
+  /// outgrown, never shrunk). The positivity limiter, when on, passes over the leaves the transfer made
+  /// (restriction and prolongation keep cell averages, not point values). Only counts reach the host. std::logic_error
   /// unless the solver stands on the mesh the adaptation started from; on Backend::cuda, running out of memory
   /// is std::runtime_error naming the sizes. The forest has already moved on, so a remesh that fails leaves
   /// the solver without a mesh: any further step is std::logic_error (a run stops there; its checkpoints stay).
@@ -111,7 +111,11 @@ class EulerDG {
         bounds_.resize(std::size_t(2) * nv * VertexBounds<P, Real>::num_fields * mesh_.num_vertices());
     }
     step_graph_.clear();
-    if (positivity_epsilon_ > Real(0)) limit_positivity(c_.data());
+    // Only the leaves the transfer made can have lost positivity: a kept leaf holds what the last stage's
+    // positivity pass left, and limiting it again could only move it by a rounding.
+    if (positivity_epsilon_ > Real(0))
+      launch(map.old_elements, adapt::EachMadeLeaf<PositivityLimiter<P, Real>>{
+                                   map, PositivityLimiter<P, Real>{k_, num_check_points_, gamma_, positivity_epsilon_, d_.check_basis, c_.data()}});
   }
 
  public:

@@ -326,6 +326,60 @@ void check_remesh(const Mesh& start) {
   EXPECT_THROW(solver.remesh(forest), std::logic_error);
 }
 
+TEST(AdaptedDG, ThePositivityLimiterPassesOverTheLeavesATransferMade) {
+  // Near vacuum, siblings far apart: restriction and prolongation keep the averages, not the point values. Two
+  // solvers follow the same adaptations, one with the positivity limiter: kept leaves are bitwise as they were,
+  // made leaves (children, coarsened parents) are bitwise the unlimited transfer limited, and some needed it.
+  constexpr int P = 2, nm = basis::num_modes(P);
+  const Mesh start = adapt_start(periodic_grid_mesh(5, 1.0, 0.2));
+  adapt::TriangleForest forest(start, Backend::cpu, 3);
+  forest.flag_all(true, false);
+  ASSERT_TRUE(forest.adapt().valid());
+  const Stream stream;
+  using Solver = dg::EulerDG<P, double, euler::Flux::roe, FixedState>;
+  Solver limited(forest, gamma_air, stream.ghost(), dg::Strategy::colored), plain(forest, gamma_air, stream.ghost(), dg::Strategy::colored);
+  constexpr double epsilon = 1e-10;
+  limited.set_positivity_limiter(epsilon);
+  const index_t k0 = forest.num_elements();
+  std::mt19937_64 random(3);
+  std::uniform_real_distribution<double> exponent(-7, 0), wobble(-1, 1);
+  std::vector<double> c(std::size_t(nv) * nm * k0);
+  for (index_t e = 0; e < k0; ++e) {
+    const double rho = std::exp(exponent(random)), p = std::exp(exponent(random)), u = wobble(random), v = wobble(random);
+    const double mean[nv] = {rho, rho * u, rho * v, p / (gamma_air - 1) + rho * (u * u + v * v) / 2};
+    for (int q = 0; q < nv; ++q)
+      for (int m = 0; m < nm; ++m)
+        c[(std::size_t(q) * nm + m) * k0 + e] = m == 0 ? mean[q] / dg::mode0_value : 0.6 * wobble(random) * std::abs(mean[q]);
+  }
+  limited.limit_positivity(c);  // every leaf admissible to start with
+  limited.set_solution(c), plain.set_solution(c);
+  bool limiter_acted = false;
+  for (int cycle = 0; cycle < 3; ++cycle) {
+    const std::vector<double> before = limited.solution();
+    forest.flag_random(0.3, 0.6, 11, cycle);
+    ASSERT_TRUE(forest.adapt().valid());
+    limited.remesh(forest), plain.remesh(forest);
+    const adapt::AdaptMap& map = forest.last_adaptation();
+    const index_t kn = map.new_elements;
+    std::vector<double> expected = plain.solution();
+    limited.limit_positivity(expected);
+    const std::vector<double>& got = limited.solution();
+    std::vector<bool> kept(std::size_t(kn), false);
+    for (index_t e = 0; e < map.old_elements; ++e) {
+      if (map.delta[e] != 0) continue;
+      kept[std::size_t(map.offset[e])] = true;
+      for (int vm = 0; vm < nv * nm; ++vm)
+        ASSERT_EQ(got[std::size_t(vm) * kn + map.offset[e]], before[std::size_t(vm) * map.old_elements + e]) << "kept leaf " << e;
+    }
+    for (index_t e = 0; e < kn; ++e)
+      for (int vm = 0; vm < nv * nm && !kept[std::size_t(e)]; ++vm)
+        ASSERT_EQ(got[std::size_t(vm) * kn + e], expected[std::size_t(vm) * kn + e]) << "cycle " << cycle << ", made leaf " << e;
+    for (std::size_t i = 0; i < got.size(); ++i) limiter_acted = limiter_acted || got[i] != plain.solution()[i];
+    plain.set_solution(got);
+  }
+  EXPECT_TRUE(limiter_acted);
+}
+
 TEST(AdaptedDG, TheSolutionFollowsAdaptationsExactlyAndConservatively) {
   const Mesh start = adapt_start(periodic_grid_mesh(5, 1.0, 0.2));
   check_remesh<0>(start);
