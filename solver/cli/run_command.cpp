@@ -352,14 +352,15 @@ class CaseRun {
                 simulation_->time(), steps_, format_duration(solve_seconds_).c_str(),
                 format_duration(seconds_since(started_)).c_str(), solve_seconds_ > 0 ? dof_updates_ / solve_seconds_ : 0.0);
     if (adapt_) {
-      const double percent = solve_seconds_ > 0 ? 100 / solve_seconds_ : 0.0;
+      const double percent_per_second = solve_seconds_ > 0 ? 100 / solve_seconds_ : 0.0;
       std::printf("# adaptive mesh: %lld elements now, %lld least, %lld most; levels 0 to %d of at most %d; %ld "
                   "adaptations, %.1f%% of the solve time (flags %.1f%%, mesh %.1f%%, solution and tables %.1f%%); "
                   "%.4g element-steps\n",
                   static_cast<long long>(simulation_->num_elements()), static_cast<long long>(least_elements_),
                   static_cast<long long>(most_elements_), deepest_level_, adapt_->max_level, adaptations_,
-                  percent * adapt_seconds_, percent * adapt_flags_seconds_, percent * adapt_mesh_seconds_,
-                  percent * (adapt_seconds_ - adapt_flags_seconds_ - adapt_mesh_seconds_), element_steps_);
+                  percent_per_second * adapt_seconds_, percent_per_second * adapt_flags_seconds_,
+                  percent_per_second * adapt_mesh_seconds_,
+                  percent_per_second * (adapt_seconds_ - adapt_flags_seconds_ - adapt_mesh_seconds_), element_steps_);
     }
     // Time per kernel, measured on the final state (a run's own launches are not timed one by one: on the GPU
     // they replay as one graph per step).
