@@ -31,15 +31,18 @@ DGTableCounts build_dg_tables(const TriangleForest& forest, const DGTablePtrs<Re
   if (const std::int64_t bad = sum(b, ne, BadLeaf{f}); bad > 0)
     throw std::runtime_error(name + ": " + std::to_string(bad) + " leaves of the adapted mesh are degenerate or clockwise");
   const Geometry geometry = forest.geometry();
-  forall(b, ne, DGElementTables<Real>{f, faces, forest.edge_faces(), geometry.centroid_x, geometry.centroid_y, t});
+  forall(b, ne, DGElementTables<Real>{f, forest.edge_faces(), geometry.centroid_x, geometry.centroid_y, t});
   forall(b, nf, DGFaceTables<Real>{f, faces, geometry, t});
 
   // Vertex v's elements in ascending order: sort the (vertex, element) pairs, then each vertex's list starts at
-  // the first pair of its own. Nodes no leaf uses (a start mesh's stray nodes) get empty lists.
+  // the first pair of its own (VertexElementBegin). Nodes no leaf uses (a start mesh's stray nodes) get empty lists.
   forall(b, ne, VertexElementKeys{f, t.sort_keys});
   sort_keys(b, t.sort_keys, 3 * ne);
   forall(b, 3 * ne, VertexElementValues{t.sort_keys, t.vertex_elements});
-  lower_bounds(b, t.sort_keys, 3 * ne, FirstKeyOf{}, nn + 1, t.vertex_element_begin);
+  if (ne > 0)
+    forall(b, 3 * ne, VertexElementBegin{t.sort_keys, 3 * ne, nn, t.vertex_element_begin});
+  else
+    forall(b, nn + 1, FillIndex{t.vertex_element_begin, 0});
 
   counts.boundary_groups = static_cast<std::int32_t>(maximum(b, nf, BoundaryGroupPlusOne{faces}, 0));
   return counts;

@@ -35,31 +35,62 @@ KEMPE_HD Point2 segment_midpoint(const ForestPtrs& f, index_t e, int j, int half
   return {(f.x[a] + f.x[b]) / 2, (f.y[a] + f.y[b]) / 2};
 }
 
-/// Per leaf: the affine map, the radii, the limiters' vertex and neighbour tables, and its faces.
+/// The leaf across part `half` of leaf e's local edge j, read from the forest's edge incidence (as face_sides
+/// pairs a face's sides): `edge` is the leaf edge that part is, `neighbor` no_element on the boundary.
+struct Across {
+  index_t neighbor = no_element;
+  int local = 0, half = whole_edge;
+  bool periodic = false;  ///< the two sides see the edge at different places
+};
+
+KEMPE_HD Across across_edge(const ForestPtrs& f, index_t edge, int other) {
+  Across a;
+  a.neighbor = f.edge_elem[2 * edge + other];
+  if (a.neighbor != no_element) {
+    a.local = f.edge_local[2 * edge + other];
+    a.periodic = f.edge_flags[edge] & edge_periodic;
+    return a;
+  }
+  // No leaf has the edge itself on that side: the coarser leaf that has its parent, on one half of it.
+  const index_t parent = f.edge_parent[edge];
+  if (parent == no_element) return a;
+  a.neighbor = f.edge_elem[2 * parent + other];
+  if (a.neighbor == no_element) return a;
+  a.local = f.edge_local[2 * parent + other];
+  // Side 0 runs along the parent from its first child to its second, side 1 the other way.
+  const bool first_child = f.edge_child[parent] == edge;
+  a.half = (first_child == (other == 0)) ? first_half : second_half;
+  a.periodic = f.edge_flags[parent] & edge_periodic;
+  return a;
+}
+
+/// Per leaf: the affine map, the radii, the limiters' vertex and neighbour tables, and its faces. Neighbours come
+/// from the forest's edges, which are stored near their leaves, rather than from the face records, which are
+/// spread over the 2K color ranges.
 template <class Real>
 struct DGElementTables {
   ForestPtrs f;
-  FacePtrs faces;
   const index_t* edge_face;
   /// [elements] the forest's centroids (adapt/forest_K.hpp, ElementGeometry: (x0 + x1 + x2) / 3, the sum DGMesh
   /// forms on the host), read rather than formed again from three scattered nodes per neighbour
   const double *centroid_x, *centroid_y;
   DGTablePtrs<Real> t;
 
-  /// The neighbour across face k as seen from leaf e's local edge j, and the offset between their centroids.
-  KEMPE_HD void across(index_t e, int j, const Point2& ce, index_t k, index_t& neighbor, Real& dx, Real& dy) const {
-    const bool left = faces.face[k].left == e && faces.face[k].left_local == j;
-    const index_t n = left ? faces.face[k].right : faces.face[k].left;
-    neighbor = n;
-    if (n == no_element) {
+  /// The neighbour across part `own_half` of leaf e's local edge j (the leaf edge `edge`), and the offset between
+  /// their centroids, (m_e - c_e) + (c_n - m_n) with m the part's midpoint in each side's own frame. Off a periodic
+  /// join both sides' parts join the same two nodes, and a midpoint's sum does not depend on their order, so m_n
+  /// is m_e bit for bit and is not formed again from the neighbour's nodes.
+  KEMPE_HD void across(index_t e, int j, const Point2& ce, index_t edge, int own_half, int other, index_t& neighbor, Real& dx,
+                       Real& dy) const {
+    const Across a = across_edge(f, edge, other);
+    neighbor = a.neighbor;
+    if (a.neighbor == no_element) {
       dx = Real(0), dy = Real(0);
       return;
     }
-    const int own_half = left ? faces.face[k].left_half : faces.face[k].right_half;
-    const int n_local = left ? faces.face[k].right_local : faces.face[k].left_local;
-    const int n_half = left ? faces.face[k].right_half : faces.face[k].left_half;
-    const Point2 me = segment_midpoint(f, e, j, own_half), mn = segment_midpoint(f, n, n_local, n_half);
-    const Point2 cn{centroid_x[n], centroid_y[n]};
+    const Point2 me = segment_midpoint(f, e, j, own_half);
+    const Point2 mn = a.periodic ? segment_midpoint(f, a.neighbor, a.local, a.half) : me;
+    const Point2 cn{centroid_x[a.neighbor], centroid_y[a.neighbor]};
     dx = Real((me.x - ce.x) + (cn.x - mn.x));
     dy = Real((me.y - ce.y) + (cn.y - mn.y));
   }
@@ -73,28 +104,29 @@ struct DGElementTables {
     const dg::TriangleRadii radii = dg::triangle_radii(x0, x1, x2, y0, y1, y2, 2 * g.jacobian);
     t.inradius[e] = Real(radii.inradius), t.circumradius[e] = Real(radii.circumradius);
     const Point2 ce{centroid_x[e], centroid_y[e]};
+    const double vx[3] = {x0, x1, x2}, vy[3] = {y0, y1, y2};
     for (int j = 0; j < 3; ++j) {
       const std::size_t row = 3 * std::size_t(e) + j;
       t.element_vertices[row] = v[j];
-      t.vertex_dx[row] = Real(f.x[v[j]] - ce.x);
-      t.vertex_dy[row] = Real(f.y[v[j]] - ce.y);
+      t.vertex_dx[row] = Real(vx[j] - ce.x);
+      t.vertex_dy[row] = Real(vy[j] - ce.y);
       const index_t edge = f.elem_edges[row];
+      const int s = side_of(f, e, j);
       const index_t child = f.edge_child[edge];
       if (child == no_element) {
-        const index_t k = edge_face[edge];
-        t.element_faces[row] = k;
-        across(e, j, ce, k, t.element_neighbors[row], t.neighbor_dx[row], t.neighbor_dy[row]);
+        t.element_faces[row] = edge_face[edge];
+        across(e, j, ce, edge, whole_edge, 1 - s, t.element_neighbors[row], t.neighbor_dx[row], t.neighbor_dy[row]);
         t.element_half_faces[row] = no_element;
         t.element_half_neighbors[row] = no_element;
         t.half_neighbor_dx[row] = Real(0), t.half_neighbor_dy[row] = Real(0);
       } else {
         // Side 0 runs along the edge from its first child to its second, side 1 the other way.
-        const int s = side_of(f, e, j);
-        const index_t first = edge_face[child + s], second = edge_face[child + 1 - s];
-        t.element_faces[row] = first;
-        across(e, j, ce, first, t.element_neighbors[row], t.neighbor_dx[row], t.neighbor_dy[row]);
-        t.element_half_faces[row] = second;
-        across(e, j, ce, second, t.element_half_neighbors[row], t.half_neighbor_dx[row], t.half_neighbor_dy[row]);
+        const index_t first = child + s, second = child + 1 - s;
+        t.element_faces[row] = edge_face[first];
+        across(e, j, ce, first, first_half, 1 - s, t.element_neighbors[row], t.neighbor_dx[row], t.neighbor_dy[row]);
+        t.element_half_faces[row] = edge_face[second];
+        across(e, j, ce, second, second_half, 1 - s, t.element_half_neighbors[row], t.half_neighbor_dx[row],
+               t.half_neighbor_dy[row]);
       }
     }
   }
@@ -171,9 +203,27 @@ struct VertexElementValues {
   KEMPE_HD void operator()(index_t i) const { elements[i] = index_t(keys[i] & 0xffffffffu); }
 };
 
-/// The first key of vertex v (the lower bound searched for v's list).
-struct FirstKeyOf {
-  KEMPE_HD std::uint64_t operator()(index_t v) const { return std::uint64_t(std::uint32_t(v)) << 32; }
+/// After the sort: vertex_element_begin[w] for every vertex w whose list starts at entry i (those after the
+/// previous entry's vertex, up to this entry's; the last entry also closes the lists after its vertex). Every
+/// offset is written by exactly one entry: a scatter in one pass instead of a binary search per vertex. Vertices
+/// no leaf uses get empty lists.
+struct VertexElementBegin {
+  const std::uint64_t* keys;  ///< [entries] sorted
+  index_t entries, nodes;
+  index_t* begin;  ///< [nodes + 1]
+  KEMPE_HD void operator()(index_t i) const {
+    const index_t v = index_t(keys[i] >> 32);
+    const index_t previous = i == 0 ? -1 : index_t(keys[i - 1] >> 32);
+    for (index_t w = previous + 1; w <= v; ++w) begin[w] = i;
+    if (i == entries - 1)
+      for (index_t w = v + 1; w <= nodes; ++w) begin[w] = entries;
+  }
+};
+
+struct FillIndex {
+  index_t* p;
+  index_t value;
+  KEMPE_HD void operator()(index_t i) const { p[i] = value; }
 };
 
 struct BoundaryGroupPlusOne {
