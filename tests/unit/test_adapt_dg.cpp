@@ -12,6 +12,7 @@
 #include <array>
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "adapt/forest.hpp"
@@ -378,6 +379,40 @@ TEST(AdaptedDG, ThePositivityLimiterPassesOverTheLeavesATransferMade) {
     plain.set_solution(got);
   }
   EXPECT_TRUE(limiter_acted);
+}
+
+TEST(AdaptedDG, ARemeshThatFailsAfterTheTransferLeavesTheSolverRefusingToStep) {
+  // The forest has moved on when remesh runs; if the table rebuild fails after the solution moved (here a leaf
+  // made degenerate by hand between the adaptation and the remesh), the solver keeps no solution on the wrong
+  // leaves: the failure names the mesh, and every later step or remesh is refused with a message of its own.
+  const Mesh start = adapt_start(grid_mesh(4, 1.0, 0.2, 3));
+  adapt::TriangleForest forest(start, Backend::cpu, 2);
+  const Stream stream;
+  dg::EulerDG<1, double, euler::Flux::hllc, FixedState> solver(forest, gamma_air, stream.ghost(), dg::Strategy::colored);
+  solver.set_solution(project<1>(forest, stream));
+  const double dt = solver.stable_dt(0.5);
+  solver.step(dg::Integrator::ssprk3, dt);
+  forest.flag_all(true, false);
+  ASSERT_TRUE(forest.adapt().valid());
+  const adapt::ForestPtrs& f = forest.arrays();
+  const index_t a = f.elem_vertices[0], c = f.elem_vertices[2];
+  f.x[c] = f.x[a], f.y[c] = f.y[a];  // leaf 0 collapses onto its first vertex
+  try {
+    solver.remesh(forest);
+    FAIL() << "a degenerate leaf was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(start.source), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("degenerate or clockwise"), std::string::npos) << e.what();
+  }
+  try {
+    solver.step(dg::Integrator::ssprk3, dt);
+    FAIL() << "a solver whose remesh failed took a step";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("no mesh since an adaptation failed"), std::string::npos) << e.what();
+  }
+  forest.flag_all(false, true);
+  ASSERT_TRUE(forest.adapt().valid());
+  EXPECT_THROW(solver.remesh(forest), std::logic_error);
 }
 
 TEST(AdaptedDG, TheSolutionFollowsAdaptationsExactlyAndConservatively) {
