@@ -15,7 +15,9 @@
 // Beside them, one SSP-RK3 step of the DG solver at p = 2 (colored strategy, Rusanov flux, double precision) on a
 // conforming mesh with as many triangles as the cycles' input: what a cycle is measured against.
 // Compiled by nvcc in a CUDA build, so that the solver's step runs on either backend.
+// With `settled`, adaptations on a mesh whose size has settled instead (settled_cycles), with the DG tables.
 // Usage: kempe_bench_adapt [cpu|cuda] [N...]   (default: cpu 90 180 360 720, 16k to 1M start triangles)
+//        kempe_bench_adapt [cpu|cuda] settled [N...]   (default 10 20 40 90: about 5k to 440k leaves)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -45,9 +47,10 @@ Mesh prepared(Mesh mesh) {
 
 using bench::FreeStream;
 
-/// Seconds of one SSP-RK3 step at p = 2 on `mesh` (the median of five, after one that touches every page).
+/// Seconds of one SSP-RK3 step at order P on `mesh` (the median of five, after one that touches every page).
+template <int P = 2>
 double rk3_step_seconds(const Mesh& mesh, Backend backend) {
-  dg::EulerDG<2, double, euler::Flux::rusanov, FreeStream> solver(mesh, 1.4, FreeStream{}, dg::Strategy::colored, backend);
+  dg::EulerDG<P, double, euler::Flux::rusanov, FreeStream> solver(mesh, 1.4, FreeStream{}, dg::Strategy::colored, backend);
   solver.project([](double x, double y, double* u) {
     euler::conserved(1 + 0.1 * std::sin(x), 0.5, 0.2 + 0.05 * std::cos(y), 1.0, 1.4, u);
   });
@@ -66,6 +69,68 @@ double rk3_step_seconds(const Mesh& mesh, Backend backend) {
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
+}
+
+double mean(const std::vector<double>& v) {
+  double total = 0;
+  for (const double x : v) total += x;
+  return v.empty() ? 0.0 : total / double(v.size());
+}
+
+/// Adaptations on a settled mesh, as in a solver's run once its fine zone has formed: each cycle refines 10 % of
+/// the leaves and coarsens 30 % of the sibling groups (at most level 3), which holds the leaf count steady after a
+/// few dozen cycles. The forest reserves storage for the largest mesh of those, the DG tables (adapt/dg_tables.hpp)
+/// are rebuilt after every cycle in their kept storage, so no timed cycle allocates. Printed: the mean over the
+/// timed cycles of the forest's adaptation (with its phases), of the tables' rebuild, and their sum against one
+/// SSP-RK3 step at p = 1 on a conforming mesh with as many triangles (what the double Mach reflection on an
+/// adaptive mesh runs).
+void settled_cycles(Backend backend, const std::vector<int>& sizes) {
+  constexpr int settle = 40, cycles = 200, max_level = 3;
+  constexpr double refine = 0.1, coarsen = 0.3;
+  std::printf("| start triangles | leaves (mean) | adaptation (ms) | leaves/s | flags+balance | counts | build | faces | "
+              "geometry | check | DG tables (ms) | leaves/s, with tables | SSP-RK3 step, p = 1 (ms) | adaptation + tables / step |\n"
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const int n : sizes) {
+    const Mesh mesh = prepared(grid_mesh(n, 1.0, 0.2, 1));
+    adapt::TriangleForest forest(mesh, backend, max_level);
+    dg::DGMesh<double> tables(backend);
+    adapt::AdaptReport peak;
+    std::uint64_t cycle = 0;
+    for (; cycle < settle; ++cycle) {
+      forest.flag_random(refine, coarsen, 1, cycle);
+      const adapt::AdaptReport r = forest.adapt(adapt::Check::colors);
+      peak.elements = std::max(peak.elements, r.elements), peak.nodes = std::max(peak.nodes, r.nodes);
+      peak.edges = std::max(peak.edges, r.edges), peak.faces = std::max(peak.faces, r.faces);
+      tables.rebuild(forest);
+    }
+    auto more = [](index_t k) { return k + k / 5; };
+    forest.reserve(more(peak.elements), more(peak.nodes), more(peak.edges), more(peak.faces));
+    tables.rebuild(forest);
+    std::vector<double> leaves, total, balance, counts, build, faces, geometry, check, table;
+    for (int c = 0; c < cycles; ++c, ++cycle) {
+      leaves.push_back(forest.num_elements());
+      forest.flag_random(refine, coarsen, 1, cycle);
+      const adapt::AdaptReport r = forest.adapt(adapt::Check::colors);
+      if (!r.valid()) {
+        std::fprintf(stderr, "cycle %llu is invalid (%lld failures)\n", (unsigned long long)cycle, (long long)r.failures);
+        std::exit(1);
+      }
+      total.push_back(r.seconds), balance.push_back(r.seconds_flags + r.seconds_balance), counts.push_back(r.seconds_counts);
+      build.push_back(r.seconds_build), faces.push_back(r.seconds_faces), geometry.push_back(r.seconds_geometry);
+      check.push_back(r.seconds_check);
+      const auto t0 = Clock::now();
+      tables.rebuild(forest);
+      if (backend == Backend::cuda) device_synchronize("the DG tables");
+      table.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+    }
+    const double k = mean(leaves), adapt_s = mean(total), table_s = mean(table);
+    const double step = rk3_step_seconds<1>(prepared(grid_mesh(static_cast<int>(std::sqrt(k / 2.0)), 1.0, 0.2, 1)), backend);
+    std::printf("| %d | %.0f | %.3f | %.3g | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3g | %.3f | %.3f |\n",
+                mesh.num_elements(), k, 1e3 * adapt_s, k / adapt_s, 1e3 * mean(balance), 1e3 * mean(counts), 1e3 * mean(build),
+                1e3 * mean(faces), 1e3 * mean(geometry), 1e3 * mean(check), 1e3 * table_s, k / (adapt_s + table_s), 1e3 * step,
+                (adapt_s + table_s) / step);
+    std::fflush(stdout);
+  }
 }
 
 }  // namespace
@@ -124,14 +189,19 @@ bool run_cycles(adapt::TriangleForest& forest, int warm, int cycles, Backend bac
 
 int main(int argc, char** argv) {
   const std::string backend_name = argc > 1 ? argv[1] : "cpu";
+  const bool settled = argc > 2 && std::string(argv[2]) == "settled";
   std::vector<int> sizes;
-  for (int i = 2; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
-  if (sizes.empty()) sizes = {90, 180, 360, 720};
+  for (int i = settled ? 3 : 2; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
+  if (sizes.empty()) sizes = settled ? std::vector<int>{10, 20, 40, 90} : std::vector<int>{90, 180, 360, 720};
   if (backend_name == "cuda" && cuda_device_count() == 0) {
     std::printf("no CUDA device: nothing to measure\n");
     return 0;
   }
   const Backend backend = backend_from_name(backend_name);
+  if (settled) {
+    settled_cycles(backend, sizes);
+    return 0;
+  }
   constexpr int warm = 2, cycles = 3, max_level = 3;
   std::printf("| start triangles | leaves (input) | hanging faces | cycle (ms) | leaves/s | DG tables (ms) | "
               "cycle, reserved (ms) | leaves/s, reserved | flags+balance | counts | build | faces | geometry | check | "
@@ -157,7 +227,7 @@ int main(int argc, char** argv) {
     const auto t0 = Clock::now();
     const FaceColoring recolored = color_faces(same_size, ColoringOptions{});
     const double recolor = std::chrono::duration<double>(Clock::now() - t0).count();
-    const double step = rk3_step_seconds(prepared(std::move(same_size)), backend);
+    const double step = rk3_step_seconds<2>(prepared(std::move(same_size)), backend);
     std::printf("| %d | %.0f | %d | %.2f | %.3g | %.2f | %.2f | %.3g | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | "
                 "%.1f (%d colors) | %.2f |\n",
                 mesh.num_elements(), input, grown.last.hanging_faces, 1e3 * median(grown.total), median(grown.rate),
