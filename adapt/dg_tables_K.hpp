@@ -35,8 +35,9 @@ KEMPE_HD Point2 segment_midpoint(const ForestPtrs& f, index_t e, int j, int half
   return {(f.x[a] + f.x[b]) / 2, (f.y[a] + f.y[b]) / 2};
 }
 
-/// The leaf across part `half` of leaf e's local edge j, read from the forest's edge incidence (as face_sides
-/// pairs a face's sides): `edge` is the leaf edge that part is, `neighbor` no_element on the boundary.
+/// The leaf on side `other` of leaf edge `edge`, from the forest's edge incidence (as face_sides pairs a face's
+/// sides): the leaf that has the edge itself, or the coarser one that has its parent, on half of its own edge;
+/// `neighbor` is no_element on the boundary.
 struct Across {
   index_t neighbor = no_element;
   int local = 0, half = whole_edge;

@@ -1,4 +1,4 @@
-// Scans, reductions, sorts and searches over index ranges, on either backend, from Thrust (CUDA's CCCL): on the GPU its
+// Scans, reductions and sorts over index ranges, on either backend, from Thrust (CUDA's CCCL): on the GPU its
 // CUDA system on launch_stream(), on the CPU its OpenMP system (its C++ system without OpenMP). The passes of an
 // adaptation (adapt/) count, compact and regroup with these (faces are placed by a scan, not a sort); nothing
 // here is written by hand (on the CPU a scan is split among the threads, each part scanned by Thrust).
@@ -11,10 +11,8 @@
 #include <limits>
 #include <vector>
 
-#include <thrust/binary_search.h>
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/counting_iterator.h>
-#include <thrust/iterator/transform_iterator.h>
 #include <thrust/reduce.h>
 #include <thrust/scan.h>
 #include <thrust/sort.h>
@@ -164,18 +162,6 @@ template <class T>
 void sort_keys(Backend backend, T* keys, index_t n) {
   if (n <= 1) return;
   with_thrust_policy(backend, [&](auto&& policy) { thrust::sort(policy, keys, keys + n); return 0; });
-}
-
-/// out[i] = the first position in sorted[0, n) whose value is not below key(i), for i in [0, count): the
-/// offsets of a table sorted by key (key(i) the first key of row i).
-template <class T, class Key>
-void lower_bounds(Backend backend, const T* sorted, index_t n, Key key, index_t count, index_t* out) {
-  if (count <= 0) return;
-  with_thrust_policy(backend, [&](auto&& policy) {
-    const auto first = thrust::make_transform_iterator(thrust::counting_iterator<index_t>(0), key);
-    thrust::lower_bound(policy, sorted, sorted + n, first, first + count, out);
-    return 0;
-  });
 }
 
 }  // namespace kempe
