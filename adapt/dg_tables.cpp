@@ -39,10 +39,7 @@ DGTableCounts build_dg_tables(const TriangleForest& forest, const DGTablePtrs<Re
   forall(b, ne, VertexElementKeys{f, t.sort_keys});
   sort_keys(b, t.sort_keys, 3 * ne);
   forall(b, 3 * ne, VertexElementValues{t.sort_keys, t.vertex_elements});
-  if (ne > 0)
-    forall(b, 3 * ne, VertexElementBegin{t.sort_keys, 3 * ne, nn, t.vertex_element_begin});
-  else
-    forall(b, nn + 1, FillIndex{t.vertex_element_begin, 0});
+  forall(b, 3 * ne + 1, VertexElementBegin{t.sort_keys, 3 * ne, nn, t.vertex_element_begin});
 
   counts.boundary_groups = static_cast<std::int32_t>(maximum(b, nf, BoundaryGroupPlusOne{faces}, 0));
   return counts;

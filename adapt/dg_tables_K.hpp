@@ -35,36 +35,6 @@ KEMPE_HD Point2 segment_midpoint(const ForestPtrs& f, index_t e, int j, int half
   return {(f.x[a] + f.x[b]) / 2, (f.y[a] + f.y[b]) / 2};
 }
 
-/// The leaf on side `other` of leaf edge `edge`, from the forest's edge incidence (as face_sides pairs a face's
-/// sides): the leaf that has the edge itself, or the coarser one that has its parent, on half of its own edge;
-/// `neighbor` is no_element on the boundary.
-struct Across {
-  index_t neighbor = no_element;
-  int local = 0, half = whole_edge;
-  bool periodic = false;  ///< the two sides see the edge at different places
-};
-
-KEMPE_HD Across across_edge(const ForestPtrs& f, index_t edge, int other) {
-  Across a;
-  a.neighbor = f.edge_elem[2 * edge + other];
-  if (a.neighbor != no_element) {
-    a.local = f.edge_local[2 * edge + other];
-    a.periodic = f.edge_flags[edge] & edge_periodic;
-    return a;
-  }
-  // No leaf has the edge itself on that side: the coarser leaf that has its parent, on one half of it.
-  const index_t parent = f.edge_parent[edge];
-  if (parent == no_element) return a;
-  a.neighbor = f.edge_elem[2 * parent + other];
-  if (a.neighbor == no_element) return a;
-  a.local = f.edge_local[2 * parent + other];
-  // Side 0 runs along the parent from its first child to its second, side 1 the other way.
-  const bool first_child = f.edge_child[parent] == edge;
-  a.half = (first_child == (other == 0)) ? first_half : second_half;
-  a.periodic = f.edge_flags[parent] & edge_periodic;
-  return a;
-}
-
 /// Per leaf: the affine map, the radii, the limiters' vertex and neighbour tables, and its faces. Neighbours come
 /// from the forest's edges, which are stored near their leaves, rather than from the face records, which are
 /// spread over the 2K color ranges.
@@ -77,21 +47,22 @@ struct DGElementTables {
   const double *centroid_x, *centroid_y;
   DGTablePtrs<Real> t;
 
-  /// The neighbour across part `own_half` of leaf e's local edge j (the leaf edge `edge`), and the offset between
-  /// their centroids, (m_e - c_e) + (c_n - m_n) with m the part's midpoint in each side's own frame. Off a periodic
-  /// join both sides' parts join the same two nodes, and a midpoint's sum does not depend on their order, so m_n
-  /// is m_e bit for bit and is not formed again from the neighbour's nodes.
+  /// The neighbour across part `own_half` of leaf e's local edge j (the leaf edge `edge`, whose other side is
+  /// `other`: edge_side), and the offset between their centroids, (m_e - c_e) + (c_n - m_n) with m the part's
+  /// midpoint in each side's own frame. Off a periodic join (a split edge's halves keep its flag) both sides' parts
+  /// join the same two nodes, and a midpoint's sum does not depend on their order, so m_n is m_e bit for bit and
+  /// is not formed again from the neighbour's nodes.
   KEMPE_HD void across(index_t e, int j, const Point2& ce, index_t edge, int own_half, int other, index_t& neighbor, Real& dx,
                        Real& dy) const {
-    const Across a = across_edge(f, edge, other);
-    neighbor = a.neighbor;
-    if (a.neighbor == no_element) {
+    const EdgeSide n = edge_side(f, edge, other);
+    neighbor = n.elem;
+    if (n.elem == no_element) {
       dx = Real(0), dy = Real(0);
       return;
     }
     const Point2 me = segment_midpoint(f, e, j, own_half);
-    const Point2 mn = a.periodic ? segment_midpoint(f, a.neighbor, a.local, a.half) : me;
-    const Point2 cn{centroid_x[a.neighbor], centroid_y[a.neighbor]};
+    const Point2 mn = (f.edge_flags[edge] & edge_periodic) ? segment_midpoint(f, n.elem, n.local, n.half) : me;
+    const Point2 cn{centroid_x[n.elem], centroid_y[n.elem]};
     dx = Real((me.x - ce.x) + (cn.x - mn.x));
     dy = Real((me.y - ce.y) + (cn.y - mn.y));
   }
@@ -204,27 +175,18 @@ struct VertexElementValues {
   KEMPE_HD void operator()(index_t i) const { elements[i] = index_t(keys[i] & 0xffffffffu); }
 };
 
-/// After the sort: vertex_element_begin[w] for every vertex w whose list starts at entry i (those after the
-/// previous entry's vertex, up to this entry's; the last entry also closes the lists after its vertex). Every
-/// offset is written by exactly one entry: a scatter in one pass instead of a binary search per vertex. Vertices
-/// no leaf uses get empty lists.
+/// After the sort, item i of entries + 1 writes vertex_element_begin[w] = i for the vertices w after entry i - 1's
+/// vertex up to entry i's (the vertex after the last entry is `nodes`, so the last item closes the lists after it).
+/// Every offset is written by exactly one item: a scatter in one pass instead of a binary search per vertex.
+/// Vertices no leaf uses get empty lists.
 struct VertexElementBegin {
   const std::uint64_t* keys;  ///< [entries] sorted
   index_t entries, nodes;
   index_t* begin;  ///< [nodes + 1]
+  KEMPE_HD index_t vertex(index_t i) const { return i < entries ? index_t(keys[i] >> 32) : nodes; }
   KEMPE_HD void operator()(index_t i) const {
-    const index_t v = index_t(keys[i] >> 32);
-    const index_t previous = i == 0 ? -1 : index_t(keys[i - 1] >> 32);
-    for (index_t w = previous + 1; w <= v; ++w) begin[w] = i;
-    if (i == entries - 1)
-      for (index_t w = v + 1; w <= nodes; ++w) begin[w] = entries;
+    for (index_t w = i == 0 ? 0 : vertex(i - 1) + 1; w <= vertex(i); ++w) begin[w] = i;
   }
-};
-
-struct FillIndex {
-  index_t* p;
-  index_t value;
-  KEMPE_HD void operator()(index_t i) const { p[i] = value; }
 };
 
 struct BoundaryGroupPlusOne {

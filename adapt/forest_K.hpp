@@ -619,8 +619,27 @@ struct BuildElements {
   }
 };
 
-/// The sides of leaf edge `edge` as a face: the leaf on each side that has the edge itself, or the coarser leaf
-/// that has its parent (then on half of its edge); the lower-numbered leaf is the left one.
+/// The leaf on one side of leaf edge `edge`: the leaf that has the edge itself (whole_edge), or the coarser leaf
+/// that has its parent, on half of its own edge; elem is no_element when there is neither (a boundary side).
+struct EdgeSide {
+  index_t elem;
+  int local, half;
+};
+
+KEMPE_HD EdgeSide edge_side(const ForestPtrs& f, index_t edge, int side) {
+  EdgeSide s{f.edge_elem[2 * edge + side], f.edge_local[2 * edge + side], whole_edge};
+  const index_t parent = f.edge_parent[edge];
+  if (s.elem == no_element && parent != no_element && f.edge_elem[2 * parent + side] != no_element) {
+    s.elem = f.edge_elem[2 * parent + side];
+    s.local = f.edge_local[2 * parent + side];
+    // Side 0 runs along the parent from its first child to its second, side 1 the other way.
+    const bool first_child = f.edge_child[parent] == edge;
+    s.half = (first_child == (side == 0)) ? first_half : second_half;
+  }
+  return s;
+}
+
+/// The sides of leaf edge `edge` as a face (edge_side); the lower-numbered leaf is the left one.
 struct FaceSides {
   index_t elem[2];
   int local[2], half[2];
@@ -631,18 +650,9 @@ struct FaceSides {
 KEMPE_HD bool face_sides(const ForestPtrs& f, index_t edge, FaceSides& s) {
   if (f.edge_child[edge] != no_element) return false;
   if (f.edge_elem[2 * edge] == no_element && f.edge_elem[2 * edge + 1] == no_element) return false;
-  const index_t parent = f.edge_parent[edge];
   for (int side = 0; side < 2; ++side) {
-    s.elem[side] = f.edge_elem[2 * edge + side];
-    s.local[side] = f.edge_local[2 * edge + side];
-    s.half[side] = whole_edge;
-    if (s.elem[side] == no_element && parent != no_element && f.edge_elem[2 * parent + side] != no_element) {
-      s.elem[side] = f.edge_elem[2 * parent + side];
-      s.local[side] = f.edge_local[2 * parent + side];
-      // Side 0 runs along the parent from its first child to its second, side 1 the other way.
-      const bool first_child = f.edge_child[parent] == edge;
-      s.half[side] = (first_child == (side == 0)) ? first_half : second_half;
-    }
+    const EdgeSide one = edge_side(f, edge, side);
+    s.elem[side] = one.elem, s.local[side] = one.local, s.half[side] = one.half;
   }
   s.left = s.elem[0] != no_element ? 0 : 1;
   if (s.elem[0] != no_element && s.elem[1] != no_element && s.elem[1] < s.elem[0]) s.left = 1;

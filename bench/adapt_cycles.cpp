@@ -71,6 +71,12 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+/// Keeps in `peak` the largest counts of the meshes seen (what TriangleForest::reserve takes).
+void note_peak(adapt::AdaptReport& peak, const adapt::AdaptReport& r) {
+  peak.elements = std::max(peak.elements, r.elements), peak.nodes = std::max(peak.nodes, r.nodes);
+  peak.edges = std::max(peak.edges, r.edges), peak.faces = std::max(peak.faces, r.faces);
+}
+
 double mean(const std::vector<double>& v) {
   double total = 0;
   for (const double x : v) total += x;
@@ -98,9 +104,7 @@ void settled_cycles(Backend backend, const std::vector<int>& sizes) {
     std::uint64_t cycle = 0;
     for (; cycle < settle; ++cycle) {
       forest.flag_random(refine, coarsen, 1, cycle);
-      const adapt::AdaptReport r = forest.adapt(adapt::Check::colors);
-      peak.elements = std::max(peak.elements, r.elements), peak.nodes = std::max(peak.nodes, r.nodes);
-      peak.edges = std::max(peak.edges, r.edges), peak.faces = std::max(peak.faces, r.faces);
+      note_peak(peak, forest.adapt(adapt::Check::colors));
       tables.rebuild(forest);
     }
     auto more = [](index_t k) { return k + k / 5; };
@@ -144,13 +148,9 @@ struct Run {
 /// after each timed cycle when `tables` is given.
 bool run_cycles(adapt::TriangleForest& forest, int warm, int cycles, Backend backend, dg::DGMesh<double>* tables, Run& run) {
   std::uint64_t cycle = 0;
-  auto note_peak = [&](const adapt::AdaptReport& r) {
-    run.peak.elements = std::max(run.peak.elements, r.elements), run.peak.nodes = std::max(run.peak.nodes, r.nodes);
-    run.peak.edges = std::max(run.peak.edges, r.edges), run.peak.faces = std::max(run.peak.faces, r.faces);
-  };
   for (int c = 0; c < warm; ++c, ++cycle) {
     forest.flag_random(0.1, 0.1, 1, cycle);
-    note_peak(forest.adapt(adapt::Check::colors));
+    note_peak(run.peak, forest.adapt(adapt::Check::colors));
   }
   for (int c = 0; c < cycles; ++c, ++cycle) {
     const index_t leaves = forest.num_elements();
@@ -160,7 +160,7 @@ bool run_cycles(adapt::TriangleForest& forest, int warm, int cycles, Backend bac
       std::fprintf(stderr, "cycle %llu is invalid (%lld failures)\n", (unsigned long long)cycle, (long long)run.last.failures);
       return false;
     }
-    note_peak(run.last);
+    note_peak(run.peak, run.last);
     const adapt::AdaptReport& last = run.last;
     run.total.push_back(last.seconds);
     run.balance.push_back(last.seconds_flags + last.seconds_balance);

@@ -253,8 +253,12 @@ TEST(DGTables, VertexListsStartWhereTheirFirstSortedEntryIs) {
   for (const auto& [v, e] : pairs) keys.push_back((std::uint64_t(v) << 32) | std::uint32_t(e));
   const index_t entries = index_t(keys.size()), nodes = 8;
   std::vector<index_t> begin(nodes + 1, -7);
-  forall(Backend::cpu, entries, adapt::VertexElementBegin{keys.data(), entries, nodes, begin.data()});
+  forall(Backend::cpu, entries + 1, adapt::VertexElementBegin{keys.data(), entries, nodes, begin.data()});
   EXPECT_THAT(begin, ::testing::ElementsAre(0, 0, 2, 2, 5, 5, 5, 6, 6));
+  // No entries at all: every list is empty.
+  std::vector<index_t> empty(nodes + 1, -7);
+  forall(Backend::cpu, 1, adapt::VertexElementBegin{keys.data(), 0, nodes, empty.data()});
+  EXPECT_THAT(empty, ::testing::Each(0));
 }
 
 TEST(DGTables, RefuseASurfaceIn3DAndAnotherBackend) {
