@@ -100,11 +100,14 @@ namespace kempe::dg {
 /// The slope limiters, chosen by name. Both limit hierarchically, from the highest derivatives down, and never
 /// change a cell average; both run on Taylor coefficients (TaylorCoefficients below) so that they compare
 /// derivatives in physical coordinates across elements of any shape.
-enum class Limiter : std::int8_t { none, vertex, moment };
+enum class Limiter : std::int8_t { none, vertex, moment, entropy_filter };
 inline constexpr Named<Limiter> limiters[] = {
     {Limiter::none, "none", "no slope limiter (smooth flows)"},
     {Limiter::vertex, "vertex", "Kuzmin's vertex-based hierarchical limiter: bounds from all elements at each vertex"},
     {Limiter::moment, "moment", "moment limiter: minmod of each derivative against face neighbours' differences"},
+    {Limiter::entropy_filter, "entropy_filter",
+     "Dzanic & Witherden's entropy filter: each element damps its high modes just enough to keep density, pressure "
+     "and the least entropy of its neighbourhood (shocks at p >= 2)"},
 };
 /// The limiter of the given name; std::invalid_argument with the closest known name otherwise.
 inline Limiter limiter_from_name(std::string_view name) { return find_by_name("limiter", name, limiters).value; }

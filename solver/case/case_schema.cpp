@@ -103,6 +103,15 @@ const std::vector<Setting> table = {
      "boundary conditions with the normal of the curve through the boundary vertices (cubic, not across corners "
      "of more than 30 degrees) at each face point, as Krivodonova & Berger (2006) impose curved walls on "
      "straight-sided elements; false: the straight faces' normals. No effect on straight boundaries"},
+    {"solver.entropy_tolerance", T::real, "1e-2",
+     "the entropy filter's relative slack on its entropy bound: an element is filtered where its specific entropy "
+     "falls below (1 - tolerance) times the least of its neighbourhood at the previous stage (above a smooth "
+     "flow's discretization error, so that smooth flows are left alone)",
+     nullptr, 0, 0.5},
+    {"solver.density_tolerance", T::real, "1e-3",
+     "the entropy filter's relative slack on its density bound: an element is filtered where its density falls "
+     "below (1 - tolerance) times the least of its neighbourhood at the previous stage",
+     nullptr, 0, 0.5},
     {"solver.moment_theta", T::real, "2", "the moment limiter's bound on slopes against neighbour differences",
      nullptr, 1, 2},
     {"solver.positivity", T::real, "1e-10", "least density and pressure the positivity limiter keeps (0: off)",

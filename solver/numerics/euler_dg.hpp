@@ -25,6 +25,7 @@
 #include "kernels/buffer.hpp"
 #include "kernels/child_transfer.hpp"
 #include "kernels/dg_K.hpp"
+#include "kernels/entropy_filter_K.hpp"
 #include "kernels/limiter_K.hpp"
 #include "kernels/quadrature.hpp"
 #include "kernels/triangle.hpp"
@@ -104,7 +105,9 @@ class EulerDG {
     mesh_bytes_ = mesh_.bytes() + reference_table_bytes();
     integrator_.resize(values);
     if (strategy_ == Strategy::buffered) buffer_.resize(std::size_t(2) * nv * num_modes * std::size_t(mesh_.num_faces()));
-    if (limiter_ != Limiter::none && P > 0) {
+    if (limiter_ == Limiter::entropy_filter && P > 0) {
+      entropy_.resize(2 * std::size_t(k)), entropy_bound_.resize(2 * std::size_t(k)), filter_strength_.resize(k);
+    } else if (limiter_ != Limiter::none && P > 0) {
       troubled_.resize(k);
       taylor_.resize(values);
       if (limiter_ == Limiter::vertex)
@@ -185,6 +188,13 @@ class EulerDG {
   /// every element when all are, none without a slope limiter (or before the first limiting).
   std::vector<std::uint8_t> limited_cells() const {
     if (limiter_ == Limiter::none || P == 0) return std::vector<std::uint8_t>(k_, 0);
+    if (limiter_ == Limiter::entropy_filter) {  // where the last filtering damped any mode
+      std::vector<std::uint8_t> flags(k_, 0);
+      if (filter_strength_.size() != std::size_t(k_)) return flags;
+      const std::vector<Real> f = filter_strength_.to_host();
+      for (index_t e = 0; e < k_; ++e) flags[e] = f[e] < Real(1);
+      return flags;
+    }
     if (!troubled_cells_only_) return std::vector<std::uint8_t>(k_, 1);
     if (troubled_.size() != std::size_t(k_)) return std::vector<std::uint8_t>(k_, 0);
     return troubled_.to_host();
@@ -219,6 +229,7 @@ class EulerDG {
                 Real(volume_weight_[q] * volume_basis_[std::size_t(q) * num_modes + m] * u[v]);
       }
     c_.upload(c);
+    if (limiter_ == Limiter::entropy_filter && P > 0) entropy_minimum(c_.data());  // the projection bounds itself
     limit(c_.data());
   }
 
@@ -349,10 +360,28 @@ class EulerDG {
     step_graph_.clear();
     // The limiter's work arrays, allocated now rather than inside a recorded step.
     if (limiter == Limiter::none || P == 0) return;
+    if (limiter == Limiter::entropy_filter) {
+      for (Buffer<Real>* b : {&entropy_, &entropy_bound_})
+        if (b->size() != 2 * std::size_t(k_)) *b = Buffer<Real>(backend_, 2 * std::size_t(k_), "the entropy filter's bounds");
+      if (filter_strength_.size() != std::size_t(k_)) filter_strength_ = Buffer<Real>(backend_, k_, "the entropy filter's strengths");
+      forall(backend_, k_, SetAll<Real>{filter_strength_.data(), Real(1)});
+      return;
+    }
     ensure_troubled_flags();
     if (taylor_.size() != c_.size()) taylor_ = Buffer<Real>(backend_, c_.size(), "the limiter's Taylor coefficients");
     const std::size_t bound_values = limiter == Limiter::vertex ? std::size_t(2) * nv * VertexBounds<P, Real>::num_fields * mesh_.num_vertices() : 0;
     if (bounds_.size() != bound_values) bounds_ = Buffer<Real>(backend_, bound_values, "the vertex limiter's bounds");
+  }
+
+  /// The entropy filter's relative tolerances on its bounds (kernels/entropy_filter_K.hpp): an element filters
+  /// where its specific entropy falls below (1 - entropy) times its neighbourhood's least at the previous stage,
+  /// or its density below (1 - density) times theirs. std::invalid_argument outside [0, 1).
+  void set_entropy_tolerances(double entropy, double density) {
+    for (const double t : {entropy, density})
+      if (!(t >= 0 && t < 1))
+        throw std::invalid_argument("entropy filter tolerance " + std::to_string(t) + ": expected a value in [0, 1)");
+    entropy_tolerance_ = Real(entropy), density_tolerance_ = Real(density);
+    step_graph_.clear();
   }
 
   /// The KXRCF flags of the coefficients c, [elements] (1: troubled), CPU backend. For tests and output.
@@ -369,6 +398,10 @@ class EulerDG {
   /// degree, element and variable. Cell averages never change. Nothing to do at P = 0 or with Limiter::none.
   void limit_slopes(Real* c) {
     if (limiter_ == Limiter::none || P == 0) return;
+    if (limiter_ == Limiter::entropy_filter) {
+      filter_entropy(c);
+      return;
+    }
     const std::uint8_t* troubled = nullptr;
     if (troubled_cells_only_) {
       flag_troubled_cells(c);
@@ -396,9 +429,25 @@ class EulerDG {
            VertexLimiter<P, Real>{k_, mesh_.num_vertices(), mesh_.view().element_vertices, mesh_.view().vertex_dx, mesh_.view().vertex_dy, d_.degree_part,
                                   taylor_.data(), bounds_.data(), c, troubled});
   }
-  /// limit_slopes on host vectors (CPU backend).
+  /// The entropy filter (kernels/entropy_filter_K.hpp) on the coefficients c: each element's bound is the least
+  /// entropy of it and its face neighbours that the last filtering (or entropy_minimum) left, then each
+  /// element filters itself and leaves its own least entropy for the next stage.
+  void filter_entropy(Real* c) {
+    launch(k_, EntropyBound<Real>{k_, mesh_.view().element_neighbors, mesh_.view().element_half_neighbors, entropy_.data(),
+                                  entropy_bound_.data()});
+    launch(k_, EntropyFilter<P, Real>{k_, num_check_points_, gamma_, filter_floor(), entropy_tolerance_, density_tolerance_, d_.check_basis,
+                                      entropy_bound_.data(), c, entropy_.data(), filter_strength_.data()});
+  }
+  /// The least entropy and density of each element of c: the bounds of the filter's first stage.
+  void entropy_minimum(const Real* c) {
+    launch(k_, EntropyMinimum<P, Real>{k_, num_check_points_, gamma_, d_.check_basis, c, entropy_.data()});
+  }
+  /// The filter's density and pressure floor: the positivity limiter's epsilon when it is on, else a tiny one.
+  Real filter_floor() const { return positivity_epsilon_ > Real(0) ? positivity_epsilon_ : Real(1e-12); }
+  /// limit_slopes on host vectors (CPU backend); the entropy filter's bounds are those of c itself.
   void limit_slopes(std::vector<Real>& c) {
     require_cpu("limit_slopes on host vectors");
+    if (limiter_ == Limiter::entropy_filter && P > 0) entropy_minimum(c.data());
     limit_slopes(c.data());
   }
 
@@ -563,6 +612,7 @@ class EulerDG {
       const Real*& guard;
       ~GuardScope() { guard = nullptr; }
     } scope{stop_guard_ = clock};
+    if (limiter_ == Limiter::entropy_filter && P > 0) entropy_minimum(c_.data());
     auto rhs_of = [this, clock](const Real* c, Real stage_fraction, Real* out) { eval_rhs(c, clock, stage_fraction, out); };
     // limit() launches nothing when no limiter is on.
     integrator_.step(plan.method, clock, c_.data(), rhs_of, [this](Real* c) { limit(c); }, FusedStage{this, clock});
@@ -816,6 +866,9 @@ class EulerDG {
   Buffer<Real> buffer_;                 // the buffered strategy's per-face contributions
   Buffer<Real> taylor_, bounds_;        // [vars][modes][elements]; [2][vars][VertexBounds::num_fields][vertices]
   Buffer<std::uint8_t> troubled_;       // [elements] KXRCF flags
+  Buffer<Real> entropy_, entropy_bound_;  // [2][elements] the entropy filter's least log entropy and density, own and around
+  Buffer<Real> filter_strength_;          // [elements] the entropy filter's last factor f (1: untouched)
+  Real entropy_tolerance_ = Real(1e-2), density_tolerance_ = Real(1e-3);  // set_entropy_tolerances
   Buffer<double> indicator_, indicator_mean_;  // [elements] the refinement indicator's values, a variable's cell averages
   Buffer<std::uint8_t> ring_flags_;     // [elements] scratch of the buffer rings and the kxrcf indicator's flags
   Buffer<bc::Kind> boundary_kinds_;     // a GroupBoundary's tables on the device

@@ -39,6 +39,7 @@ struct SolverOptions {
   double gamma = 1.4;
   dg::Limiter limiter = dg::Limiter::none;
   double moment_theta = 2;
+  double entropy_tolerance = 1e-2, density_tolerance = 1e-3;  ///< the entropy filter's (EulerDG::set_entropy_tolerances)
   bool troubled_cells_only = true;
   bool curved_boundaries = true;  ///< boundary conditions with the boundary curve's normal (EulerDG::set_curved_boundaries)
   double positivity = 1e-10;  ///< least density and pressure the positivity limiter keeps; 0: off

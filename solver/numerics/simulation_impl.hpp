@@ -26,6 +26,7 @@ class SimulationOf final : public Simulation {
         functions_(groups.functions),
         solver_(mesh, Real(options.gamma), boundary(), options.strategy, options.backend) {
     solver_.set_limiter(options.limiter, options.moment_theta, options.troubled_cells_only);
+    solver_.set_entropy_tolerances(options.entropy_tolerance, options.density_tolerance);
     solver_.set_positivity_limiter(Real(options.positivity));
     solver_.set_curved_boundaries(options.curved_boundaries);
   }

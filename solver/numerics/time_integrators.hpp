@@ -83,6 +83,14 @@ struct SetValue {
   KEMPE_HD void operator()(index_t) const { *at = value; }
 };
 
+/// One value into every entry of an array in the backend's memory.
+template <class Real>
+struct SetAll {
+  Real* at;
+  Real value;
+  KEMPE_HD void operator()(index_t i) const { at[i] = value; }
+};
+
 /// f(i), unless the clock's stop flag is set: every kernel of a step that writes the state runs through it, so
 /// that a step stopped for a non-physical state leaves that state exactly as it found it.
 template <class Real, class F>

@@ -280,6 +280,18 @@ YAML
   check "and at the start" contains "$sod_out" "# t = 0: density error against sod: L1 2.0"
   expect_fail "output.exact names a function" "output.exact: unknown value 'sood'; did you mean 'sod'?" \
     "$kempe" case check "$source_dir/cases/sod.yaml" --no-mesh --set output.exact=sood
+  # The entropy filter from the case file: a short Sod run at p = 2 keeps its keys in the resolved case; bad values
+  # and a mistyped name are refused by key.
+  check "a Sod run with the entropy filter at p = 2" "$kempe" run "$source_dir/cases/sod.yaml" --set mesh.size=0.1 \
+    --set solver.order=2 --set solver.limiter=entropy_filter --set solver.entropy_tolerance=0.05 --set output.interval=0 \
+    --output "$work/sod_filter" --quiet
+  check "its resolved case keeps the filter's tolerance" grep -q "entropy_tolerance: 0.05" "$work/sod_filter/sod.resolved.yaml"
+  expect_fail "solver.entropy_tolerance out of range" "solver.entropy_tolerance: expected real in [0, 0.5], got 2" \
+    "$kempe" case check "$source_dir/cases/sod.yaml" --no-mesh --set solver.entropy_tolerance=2
+  expect_fail "solver.density_tolerance out of range" "solver.density_tolerance: expected real in [0, 0.5], got -1" \
+    "$kempe" case check "$source_dir/cases/sod.yaml" --no-mesh --set solver.density_tolerance=-1
+  expect_fail "a mistyped limiter" "unknown value 'entropy_filtr'; did you mean 'entropy_filter'?" \
+    "$kempe" case check "$source_dir/cases/sod.yaml" --no-mesh --set solver.limiter=entropy_filtr
   # solver.curved_boundaries reaches the solver: on the bump's curved wall the entropy error differs, and the
   # curve's is the smaller (coarse mesh, short run).
   bump_error() {

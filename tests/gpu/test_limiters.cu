@@ -1,6 +1,7 @@
 // The slope limiters on the GPU against the CPU, from the same source (kernels/limiter_K.hpp): Taylor
 // coefficients, vertex bounds, the vertex-based and the moment limiter, on rough p = 3 data with made-up
-// connectivity (the kernels do not need a consistent mesh to be compared).
+// connectivity (the kernels do not need a consistent mesh to be compared); the entropy filter
+// (kernels/entropy_filter_K.hpp) likewise.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
@@ -11,6 +12,7 @@
 
 #include "device_copy.hpp"
 #include "kernels/backend.hpp"
+#include "kernels/entropy_filter_K.hpp"
 #include "kernels/limiter_K.hpp"
 #include "kernels/triangle.hpp"
 #include "skip.hpp"
@@ -123,6 +125,58 @@ TEST(GpuLimiters, MatchCpu) {
   EXPECT_LE(differ, 2) << "troubled-cell flags differ (only a value within rounding of the threshold may)";
   EXPECT_NE(vertex_limited, c);  // the data was rough enough to be limited
   EXPECT_NE(moment_limited, c);
+}
+
+TEST(GpuLimiters, EntropyFilterMatchesCpu) {
+  SKIP_WITHOUT_GPU();
+  // Rough p = 3 states around density 2 and pressure about 1: many check points break the bounds their
+  // made-up neighbours give, so the bisection runs in most elements.
+  const index_t n = 4096;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> unit(-1, 1);
+  std::uniform_int_distribution<index_t> element(0, n - 1);
+  std::vector<double> c(std::size_t(nv) * nm * n);
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    const std::size_t var = i / (std::size_t(nm) * n), mode = (i / n) % nm;
+    c[i] = mode != 0 ? 0.15 * unit(rng) : var == 0 ? 2.8 + 0.3 * unit(rng) : var == 3 ? 4 + 0.5 * unit(rng) : 0.3 * unit(rng);
+  }
+  std::vector<index_t> neighbors(3 * n), half_neighbors(3 * n);
+  for (index_t& k : neighbors) k = rng() % 5 == 0 ? kempe::no_element : element(rng);
+  for (index_t& k : half_neighbors) k = rng() % 4 == 0 ? element(rng) : kempe::no_element;
+  const kempe::dg::TriangleOperators op = kempe::dg::triangle_operators(P);
+  std::vector<double> basis = op.volume_basis;
+  basis.insert(basis.end(), op.face_basis.begin(), op.face_basis.end());
+  const int points = static_cast<int>(basis.size() / nm);
+  const double gamma = 1.4, floor = 1e-10, tolerance = 1e-3;
+
+  std::vector<double> values(2 * n), bound(2 * n), filtered = c, after(2 * n), strength(n);
+  kempe::forall(kempe::Backend::cpu, n, kempe::dg::EntropyMinimum<P, double>{n, points, gamma, basis.data(), c.data(), values.data()});
+  kempe::forall(kempe::Backend::cpu, n,
+                kempe::dg::EntropyBound<double>{n, neighbors.data(), half_neighbors.data(), values.data(), bound.data()});
+  kempe::forall(kempe::Backend::cpu, n,
+                kempe::dg::EntropyFilter<P, double>{n, points, gamma, floor, 1e-2, tolerance, basis.data(), bound.data(), filtered.data(),
+                                                    after.data(), strength.data()});
+  int damped = 0;
+  for (const double f : strength) damped += f < 1;
+  EXPECT_GT(damped, n / 4) << "the data must make the filter work";
+
+  const kempe::test::DeviceCopy d_c(c), d_basis(basis);
+  const kempe::test::DeviceCopy d_neighbors(neighbors), d_half(half_neighbors);
+  const kempe::test::DeviceCopy d_values(values), d_bound(bound), d_bound_cpu(bound), d_filtered(c), d_after(after), d_strength(strength);
+  kempe::forall(kempe::Backend::cuda, n, kempe::dg::EntropyMinimum<P, double>{n, points, gamma, d_basis.data, d_c.data, d_values.data});
+  kempe::forall(kempe::Backend::cuda, n,
+                kempe::dg::EntropyBound<double>{n, d_neighbors.data, d_half.data, d_values.data, d_bound.data});
+  // The filter reads the CPU's bounds, so that each comparison is of one kernel.
+  kempe::forall(kempe::Backend::cuda, n,
+                kempe::dg::EntropyFilter<P, double>{n, points, gamma, floor, 1e-2, tolerance, d_basis.data, d_bound_cpu.data,
+                                                    d_filtered.data, d_after.data, d_strength.data});
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  kempe::test::expect_close(kempe::test::to_host(d_values), values, "least entropy and density");
+  kempe::test::expect_close(kempe::test::to_host(d_bound), bound, "their neighbourhood bounds");
+  // A bisection may take the other branch where a point sits on its bound to rounding (the GPU fuses
+  // multiply-adds): one step of the last bisection moves f by 6e-8.
+  kempe::test::expect_close(kempe::test::to_host(d_strength), strength, "filter strengths", 1e-6);
+  kempe::test::expect_close(kempe::test::to_host(d_filtered), filtered, "filtered coefficients", 1e-6);
 }
 
 }  // namespace
