@@ -27,8 +27,9 @@ run: configure
 	cmake --build $(BUILD) -j$(JOBS) --target kempe
 	$(KEMPE) run cases/double_mach.yaml --set mesh.size=$(RUN_SIZE) --output $(RUN_OUT)
 
+# ctest runs JOBS tests at once: one OpenMP thread each, so that no test's threads spin on a core another test needs.
 test: build
-	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+	OMP_NUM_THREADS=1 ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
 
 # The whole test suite built with AddressSanitizer and UndefinedBehaviorSanitizer (CMake preset asan: Debug, CPU
 # only, build-asan/): any report fails its test. Its own CI job (.ci/sanitize), apart from make test.
