@@ -97,9 +97,10 @@ struct PositivityLimiter {
 
 namespace kempe::dg {
 
-/// The slope limiters, chosen by name. Both limit hierarchically, from the highest derivatives down, and never
-/// change a cell average; both run on Taylor coefficients (TaylorCoefficients below) so that they compare
-/// derivatives in physical coordinates across elements of any shape.
+/// The limiters, chosen by name. The two slope limiters limit hierarchically, from the highest derivatives
+/// down, and never change a cell average; both run on Taylor coefficients (TaylorCoefficients below) so that
+/// they compare derivatives in physical coordinates across elements of any shape. The entropy filter
+/// (kernels/entropy_filter_K.hpp) damps the high modes instead, and keeps the cell average too.
 enum class Limiter : std::int8_t { none, vertex, moment, entropy_filter };
 inline constexpr Named<Limiter> limiters[] = {
     {Limiter::none, "none", "no slope limiter (smooth flows)"},
