@@ -111,18 +111,26 @@ struct EntropyFilter {
   static constexpr int bisections = 24;  // f to 6e-8: below what changes the error norms
   static constexpr int max_passes = 4;
 
+  /// g[d] = f^(d^2), the factor of the degree-d modes, by f^(d^2) = f^((d-1)^2) f^(2d-1).
+  static KEMPE_HD void damping(Real f, Real (&g)[P + 1]) {
+    g[0] = Real(1);
+    Real step = Real(1);
+    for (int d = 1; d <= P; ++d) {
+      g[d] = g[d - 1] * step * f;
+      step *= f * f;
+    }
+  }
+
   /// Whether the state sum_d f^(d^2) parts[d] keeps the floors and the bounds; its density and log_entropy
   /// into rho and s.
   KEMPE_HD bool admissible(const Real (&parts)[P + 1][euler::num_vars], Real f, Real least, Real rho_least, Real& rho,
                            Real& s) const {
+    Real g[P + 1];
+    damping(f, g);
     Real u[euler::num_vars];
     for (int v = 0; v < euler::num_vars; ++v) u[v] = parts[0][v];
-    Real g = Real(1), step = Real(1);  // f^(d^2) = f^((d-1)^2) f^(2d-1)
-    for (int d = 1; d <= P; ++d) {
-      g *= step * f;
-      step *= f * f;
-      for (int v = 0; v < euler::num_vars; ++v) u[v] += g * parts[d][v];
-    }
+    for (int d = 1; d <= P; ++d)
+      for (int v = 0; v < euler::num_vars; ++v) u[v] += g[d] * parts[d][v];
     rho = u[euler::density];
     const Real p = euler::pressure(u, gamma);
     s = log_entropy(rho, p, gamma);
@@ -172,13 +180,11 @@ struct EntropyFilter {
     }
     if (!settled) f = Real(0);  // no f settled: the cell average, which keeps every bound it can
     if (f < Real(1)) {
-      Real g = Real(1), step = Real(1);
-      for (int d = 1; d <= P; ++d) {
-        g *= step * f;
-        step *= f * f;
+      Real g[P + 1];
+      damping(f, g);
+      for (int d = 1; d <= P; ++d)
         for (int v = 0; v < nv; ++v)
-          for (int m = basis::num_modes(d - 1); m < basis::num_modes(d); ++m) c[(v * nm + m) * k + e] = ce[v][m] * g;
-      }
+          for (int m = basis::num_modes(d - 1); m < basis::num_modes(d); ++m) c[(v * nm + m) * k + e] = ce[v][m] * g[d];
     }
     if (strength != nullptr) strength[e] = f;
     if (settled) {

@@ -107,6 +107,7 @@ class EulerDG {
     if (strategy_ == Strategy::buffered) buffer_.resize(std::size_t(2) * nv * num_modes * std::size_t(mesh_.num_faces()));
     if (limiter_ == Limiter::entropy_filter && P > 0) {
       entropy_.resize(2 * std::size_t(k)), entropy_bound_.resize(2 * std::size_t(k)), filter_strength_.resize(k);
+      forall(backend_, k, SetAll<Real>{filter_strength_.data(), Real(1)});
     } else if (limiter_ != Limiter::none && P > 0) {
       troubled_.resize(k);
       taylor_.resize(values);
@@ -114,6 +115,7 @@ class EulerDG {
         bounds_.resize(std::size_t(2) * nv * VertexBounds<P, Real>::num_fields * mesh_.num_vertices());
     }
     step_graph_.clear();
+    entropy_stale_ = true;
     // Only the leaves the transfer made can have lost positivity: a kept leaf holds what the last stage's
     // positivity pass left, and limiting it again could only move it by a rounding.
     if (positivity_epsilon_ > Real(0))
@@ -207,9 +209,15 @@ class EulerDG {
     return host_solution_;
   }
   /// Replaces the solution (c[var][mode][element], on the host), on either backend.
-  void set_solution(const std::vector<Real>& c) { c_.upload(c); }
+  void set_solution(const std::vector<Real>& c) {
+    c_.upload(c);
+    entropy_stale_ = true;
+  }
   /// The solution in the backend's memory (for benchmarks and tests that launch kernels on it).
-  Buffer<Real>& solution_buffer() { return c_; }
+  Buffer<Real>& solution_buffer() {
+    entropy_stale_ = true;  // the caller may change it
+    return c_;
+  }
 
   /// The solution becomes the L2 projection of state(x, y, out) (conserved variables), with the degree 2P + 1
   /// volume rule, then passes the limiters that are on (a projected shock overshoots, and its first stage
@@ -231,6 +239,7 @@ class EulerDG {
     c_.upload(c);
     if (limiter_ == Limiter::entropy_filter && P > 0) entropy_minimum(c_.data());  // the projection bounds itself
     limit(c_.data());
+    entropy_stale_ = false;  // the filter left c_'s own least values
   }
 
   /// out = dc/dt at `time` for the coefficients c (CPU backend).
@@ -360,6 +369,7 @@ class EulerDG {
     step_graph_.clear();
     // The limiter's work arrays, allocated now rather than inside a recorded step.
     if (limiter == Limiter::none || P == 0) return;
+    entropy_stale_ = true;
     if (limiter == Limiter::entropy_filter) {
       for (Buffer<Real>* b : {&entropy_, &entropy_bound_})
         if (b->size() != 2 * std::size_t(k_)) *b = Buffer<Real>(backend_, 2 * std::size_t(k_), "the entropy filter's bounds");
@@ -433,6 +443,7 @@ class EulerDG {
   /// entropy of it and its face neighbours that the last filtering (or entropy_minimum) left, then each
   /// element filters itself and leaves its own least entropy for the next stage.
   void filter_entropy(Real* c) {
+    entropy_stale_ = true;  // whatever c is; a step that ends well (run_step) or a projection says it is c_
     launch(k_, EntropyBound<Real>{k_, mesh_.view().element_neighbors, mesh_.view().element_half_neighbors, entropy_.data(),
                                   entropy_bound_.data()});
     launch(k_, EntropyFilter<P, Real>{k_, num_check_points_, gamma_, filter_floor(), entropy_tolerance_, density_tolerance_, d_.check_basis,
@@ -612,7 +623,6 @@ class EulerDG {
       const Real*& guard;
       ~GuardScope() { guard = nullptr; }
     } scope{stop_guard_ = clock};
-    if (limiter_ == Limiter::entropy_filter && P > 0) entropy_minimum(c_.data());
     auto rhs_of = [this, clock](const Real* c, Real stage_fraction, Real* out) { eval_rhs(c, clock, stage_fraction, out); };
     // limit() launches nothing when no limiter is on.
     integrator_.step(plan.method, clock, c_.data(), rhs_of, [this](Real* c) { limit(c); }, FusedStage{this, clock});
@@ -640,6 +650,10 @@ class EulerDG {
       forall(backend_, 1, SetValue<Real>{clock_.data() + clock_fixed_step, plan.fixed_dt});
       clock_fixed_dt_ = plan.fixed_dt;
     }
+    // The filter's first stage is bounded by the least values of the state: the last stage's filtering left them
+    // for the state a step ends on, so they are formed again only where the state came from elsewhere.
+    if (limiter_ == Limiter::entropy_filter && P > 0 && entropy_stale_) entropy_minimum(c_.data());
+    entropy_stale_ = true;  // until the step ends well
     if (backend_ == Backend::cuda && use_graphs_) {
       if (step_graph_.empty() || !plan.same_graph(graph_plan_)) {
         step_graph_.capture([&] { record_step(plan); });
@@ -652,6 +666,7 @@ class EulerDG {
     const std::vector<Real> clock = clock_.to_host();
     if (clock[clock_stop] != Real(0)) throw_non_physical();
     if (!(clock[clock_time] > time_)) throw_stalled(clock[clock_step]);
+    entropy_stale_ = false;
     time_ = clock[clock_time];
     last_dt_ = clock[clock_step];
   }
@@ -869,6 +884,7 @@ class EulerDG {
   Buffer<Real> entropy_, entropy_bound_;  // [2][elements] the entropy filter's least log entropy and density, own and around
   Buffer<Real> filter_strength_;          // [elements] the entropy filter's last factor f (1: untouched)
   Real entropy_tolerance_ = Real(1e-2), density_tolerance_ = Real(1e-3);  // set_entropy_tolerances
+  bool entropy_stale_ = true;  // entropy_ is not c_'s (set outside a step): run_step forms it first
   Buffer<double> indicator_, indicator_mean_;  // [elements] the refinement indicator's values, a variable's cell averages
   Buffer<std::uint8_t> ring_flags_;     // [elements] scratch of the buffer rings and the kxrcf indicator's flags
   Buffer<bc::Kind> boundary_kinds_;     // a GroupBoundary's tables on the device
