@@ -34,6 +34,34 @@ KEMPE_HD Real log_entropy(Real rho, Real p, Real gamma) {
   return rho > Real(0) && p > Real(0) ? std::log(p) - gamma * std::log(rho) : huge;
 }
 
+/// log_entropy near a reference state (an element's mean): where density and pressure lie within 1/64 of the
+/// reference's, log(1 + t) by its series to t^7 (error below 5e-16: the logarithm's own rounding) spares
+/// the two logarithms that dominate the filter's cost in smooth regions; elsewhere log_entropy itself.
+template <class Real>
+struct EntropyReference {
+  Real s = Real(0), inv_rho = Real(0), inv_p = Real(0);  // inv_* = 0: no reference (every point exact)
+  KEMPE_HD EntropyReference(Real rho, Real p, Real gamma) {
+    if (rho > Real(0) && p > Real(0)) s = log_entropy(rho, p, gamma), inv_rho = Real(1) / rho, inv_p = Real(1) / p;
+  }
+  static KEMPE_HD Real log1p_near(Real t) {
+    return t * (Real(1) + t * (Real(-0.5) + t * (Real(1) / Real(3) + t * (Real(-0.25) + t * (Real(0.2) + t * (Real(-1) / Real(6) + t * (Real(1) / Real(7))))))));
+  }
+  KEMPE_HD Real operator()(Real rho, Real p, Real gamma) const {
+    constexpr Real near = Real(1) / Real(64);
+    const Real a = p * inv_p - Real(1), b = rho * inv_rho - Real(1);
+    if (a < near && a > -near && b < near && b > -near) return s + log1p_near(a) - gamma * log1p_near(b);
+    return log_entropy(rho, p, gamma);
+  }
+};
+
+/// The state of mode 0 alone (the element's mean) of coefficients ce [vars][modes].
+template <int P, class Real>
+KEMPE_HD EntropyReference<Real> mean_reference(const Real (&ce)[euler::num_vars][basis::num_modes(P)], Real gamma) {
+  Real u[euler::num_vars];
+  for (int v = 0; v < euler::num_vars; ++v) u[v] = ce[v][0] * Real(dg::mode0_value);
+  return EntropyReference<Real>(u[euler::density], euler::pressure(u, gamma), gamma);
+}
+
 /// What bounds an element's neighbours at the next stage, in `values` [2][elements]: its least log_entropy and
 /// its least density over its check points (volume and face quadrature points, where the scheme evaluates the
 /// solution). `basis` [points][modes]; c [vars][modes][elements].
@@ -48,15 +76,19 @@ struct EntropyMinimum {
   KEMPE_HD void operator()(index_t e) const {
     constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
     const index_t k = num_elements;
+    Real ce[nv][nm];
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nm; ++m) ce[v][m] = c[(v * nm + m) * k + e];
+    const EntropyReference<Real> reference = mean_reference<P>(ce, gamma);
     Real least = Real(0), rho_lo = Real(0);
     for (int q = 0; q < num_points; ++q) {
       Real u[nv];
       for (int v = 0; v < nv; ++v) {
         Real sum = Real(0);
-        for (int m = 0; m < nm; ++m) sum += c[(v * nm + m) * k + e] * basis[q * nm + m];
+        for (int m = 0; m < nm; ++m) sum += ce[v][m] * basis[q * nm + m];
         u[v] = sum;
       }
-      const Real s = log_entropy(u[euler::density], euler::pressure(u, gamma), gamma);
+      const Real s = reference(u[euler::density], euler::pressure(u, gamma), gamma);
       least = q == 0 || s < least ? s : least;
       rho_lo = q == 0 || u[0] < rho_lo ? u[0] : rho_lo;
     }
@@ -123,8 +155,8 @@ struct EntropyFilter {
 
   /// Whether the state sum_d f^(d^2) parts[d] keeps the floors and the bounds; its density and log_entropy
   /// into rho and s.
-  KEMPE_HD bool admissible(const Real (&parts)[P + 1][euler::num_vars], Real f, Real least, Real rho_least, Real& rho,
-                           Real& s) const {
+  KEMPE_HD bool admissible(const Real (&parts)[P + 1][euler::num_vars], Real f, Real least, Real rho_least,
+                           const EntropyReference<Real>& reference, Real& rho, Real& s) const {
     Real g[P + 1];
     damping(f, g);
     Real u[euler::num_vars];
@@ -133,7 +165,7 @@ struct EntropyFilter {
       for (int v = 0; v < euler::num_vars; ++v) u[v] += g[d] * parts[d][v];
     rho = u[euler::density];
     const Real p = euler::pressure(u, gamma);
-    s = log_entropy(rho, p, gamma);
+    s = reference(rho, p, gamma);
     return rho >= floor && rho >= rho_least && p >= floor && s >= least;
   }
 
@@ -146,6 +178,30 @@ struct EntropyFilter {
     // s >= (1 - tolerance) s_least in logarithms; the bound is +huge where the neighbourhood bounds nothing.
     const Real least = bound[e] + std::log(Real(1) - entropy_tolerance);
     const Real rho_least = bound[k + e] * (Real(1) - density_tolerance);
+    const EntropyReference<Real> reference = mean_reference<P>(ce, gamma);
+    // Most elements meet every bound unfiltered: one pass at f = 1, on the whole point values (no split by
+    // degree), settles them.
+    {
+      Real s_min = Real(0), rho_min = Real(0);
+      bool meets = true;
+      for (int q = 0; q < num_points && meets; ++q) {
+        Real u[nv];
+        for (int v = 0; v < nv; ++v) {
+          Real sum = Real(0);
+          for (int m = 0; m < nm; ++m) sum += ce[v][m] * basis[q * nm + m];
+          u[v] = sum;
+        }
+        const Real rho = u[euler::density], p = euler::pressure(u, gamma), s = reference(rho, p, gamma);
+        meets = rho >= floor && rho >= rho_least && p >= floor && s >= least;
+        s_min = q == 0 || s < s_min ? s : s_min;
+        rho_min = q == 0 || rho < rho_min ? rho : rho_min;
+      }
+      if (meets) {
+        if (strength != nullptr) strength[e] = Real(1);
+        entropy[e] = s_min, entropy[k + e] = rho_min;
+        return;
+      }
+    }
     // A point may meet the bounds at one f and not at a smaller one (the degrees shrink at different rates), so
     // the points are passed again until a whole pass keeps f; each pass can only lower it. The pass that keeps
     // f has seen every point at that f: its least density and entropy are the filtered element's.
@@ -163,15 +219,15 @@ struct EntropyFilter {
             parts[d][v] = sum;
           }
         Real rho, s;
-        if (!admissible(parts, f, least, rho_least, rho, s)) {
+        if (!admissible(parts, f, least, rho_least, reference, rho, s)) {
           // Bisection between f = 0 (the cell average) and the present f, which this point rejects.
           Real lo = Real(0), hi = f;
           for (int i = 0; i < bisections; ++i) {
             const Real mid = Real(0.5) * (lo + hi);
-            (admissible(parts, mid, least, rho_least, rho, s) ? lo : hi) = mid;
+            (admissible(parts, mid, least, rho_least, reference, rho, s) ? lo : hi) = mid;
           }
           f = lo;
-          admissible(parts, f, least, rho_least, rho, s);  // the values at the new f (a pass that keeps it sees them again)
+          admissible(parts, f, least, rho_least, reference, rho, s);  // the values at the new f (a pass that keeps it sees them again)
         }
         s_min = q == 0 || s < s_min ? s : s_min;
         rho_min = q == 0 || rho < rho_min ? rho : rho_min;

@@ -473,10 +473,12 @@ class EulerDG {
   }
 
   /// Applies the limiters that are on to the coefficients c (backend memory): slopes first, then positivity
-  /// (which only ever shrinks them).
+  /// (which only ever shrinks them). The entropy filter keeps density and pressure at least the positivity
+  /// epsilon at the same check points itself (filter_floor), so with it on the positivity pass would find
+  /// nothing to do and is not run.
   void limit(Real* c) {
     limit_slopes(c);
-    if (positivity_epsilon_ > Real(0)) limit_positivity(c);
+    if (positivity_epsilon_ > Real(0) && !(limiter_ == Limiter::entropy_filter && P > 0)) limit_positivity(c);
   }
 
   /// Applies the positivity limiter to the coefficients c (see kernels/limiter_K.hpp).

@@ -65,6 +65,30 @@ struct OneElement {
   }
 };
 
+TEST(EntropyFilter, LogEntropyAboutTheMeanIsTheLogarithmsToRounding) {
+  // EntropyReference takes log(1 + t) from its series where a point lies within 1/64 of the element mean, and the
+  // logarithms elsewhere: both must give log_entropy to rounding, on either side of the band.
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> scale(1e-3, 1e3), offset(-0.03, 0.03);
+  double worst = 0;
+  int near = 0;
+  for (int i = 0; i < 100000; ++i) {
+    const double rho = scale(rng), p = scale(rng);
+    const dg::EntropyReference<double> reference(rho, p, gamma_air);
+    const double a = offset(rng), b = offset(rng), rho_q = rho * (1 + a), p_q = p * (1 + b);
+    near += std::abs(a) < 1.0 / 64 && std::abs(b) < 1.0 / 64;
+    const double exact = dg::log_entropy(rho_q, p_q, gamma_air);
+    worst = std::max(worst, std::abs(reference(rho_q, p_q, gamma_air) - exact) / std::max(1.0, std::abs(exact)));
+  }
+  EXPECT_GT(near, 20000);  // both paths were taken
+  EXPECT_LT(near, 40000);
+  EXPECT_LT(worst, 1e-14);
+  // A mean without positive density and pressure is no reference: every point takes the logarithms.
+  const dg::EntropyReference<double> none(1.0, -1.0, gamma_air);
+  EXPECT_EQ(none(1.0, 2.0, gamma_air), dg::log_entropy(1.0, 2.0, gamma_air));
+  EXPECT_EQ(none(1.0, -2.0, gamma_air), dg::log_entropy(1.0, -2.0, gamma_air));  // not admissible: bounds nothing
+}
+
 TEST(EntropyFilter, LeavesAnElementWithinItsBoundsAlone) {
   const std::vector<double> basis = check_basis();
   OneElement one;
