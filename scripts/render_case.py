@@ -44,6 +44,8 @@ def main():
     parser.add_argument("--subdivision", type=int, default=2,
                         help="subdivisions of each high-order cell edge (Lagrange cells are curved in the field)")
     parser.add_argument("--edges", action="store_true", help="draw the cells' edges (the mesh) over the field")
+    parser.add_argument("--range", type=float, nargs=2, metavar=("LOW", "HIGH"),
+                        help="the color scale's ends (default: the field's range); pictures to compare share one")
     args = parser.parse_args()
 
     path, time = last_data_set(args.input)
@@ -61,7 +63,7 @@ def main():
         names = [grid.GetPointData().GetArrayName(i) for i in range(grid.GetPointData().GetNumberOfArrays())]
         names += [grid.GetCellData().GetArrayName(i) for i in range(grid.GetCellData().GetNumberOfArrays())]
         sys.exit(f"{path}: no point or cell field '{args.field}'; fields: {', '.join(names)}")
-    low, high = field.GetRange()
+    low, high = args.range if args.range else field.GetRange()
     if high == low:
         high = low + 1
 
