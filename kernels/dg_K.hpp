@@ -57,6 +57,24 @@ KEMPE_HD const Real* side_basis(const Real* face_basis, const Real* face_half_ba
   return half == whole_edge ? face_basis + local * nq * nm : face_half_basis + (2 * local + half - 1) * nq * nm;
 }
 
+/// Element e's coefficients, ce [vars][modes], from c [vars][modes][elements] (k elements).
+template <int P, class Real>
+KEMPE_HD void load_modes(const Real* c, index_t k, index_t e, Real (&ce)[euler::num_vars][basis::num_modes(P)]) {
+  for (int v = 0; v < euler::num_vars; ++v)
+    for (int m = 0; m < basis::num_modes(P); ++m) ce[v][m] = c[(v * basis::num_modes(P) + m) * k + e];
+}
+
+/// The state at one point, u[v] = sum over modes of ce[v][m] basis_row[m] (basis_row: that point's [modes]).
+template <int P, class Real>
+KEMPE_HD void point_state(const Real (&ce)[euler::num_vars][basis::num_modes(P)], const Real* basis_row,
+                          Real (&u)[euler::num_vars]) {
+  for (int v = 0; v < euler::num_vars; ++v) {
+    Real sum = Real(0);
+    for (int m = 0; m < basis::num_modes(P); ++m) sum += ce[v][m] * basis_row[m];
+    u[v] = sum;
+  }
+}
+
 /// Affine geometry per element, [elements] each.
 template <class Real>
 struct Geometry {

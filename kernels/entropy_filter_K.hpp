@@ -77,17 +77,12 @@ struct EntropyMinimum {
     constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
     const index_t k = num_elements;
     Real ce[nv][nm];
-    for (int v = 0; v < nv; ++v)
-      for (int m = 0; m < nm; ++m) ce[v][m] = c[(v * nm + m) * k + e];
+    load_modes<P>(c, k, e, ce);
     const EntropyReference<Real> reference = mean_reference<P>(ce, gamma);
     Real least = Real(0), rho_lo = Real(0);
     for (int q = 0; q < num_points; ++q) {
       Real u[nv];
-      for (int v = 0; v < nv; ++v) {
-        Real sum = Real(0);
-        for (int m = 0; m < nm; ++m) sum += ce[v][m] * basis[q * nm + m];
-        u[v] = sum;
-      }
+      point_state<P>(ce, basis + q * nm, u);
       const Real s = reference(u[euler::density], euler::pressure(u, gamma), gamma);
       least = q == 0 || s < least ? s : least;
       rho_lo = q == 0 || u[0] < rho_lo ? u[0] : rho_lo;
@@ -173,8 +168,7 @@ struct EntropyFilter {
     constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
     const index_t k = num_elements;
     Real ce[nv][nm];
-    for (int v = 0; v < nv; ++v)
-      for (int m = 0; m < nm; ++m) ce[v][m] = c[(v * nm + m) * k + e];
+    load_modes<P>(c, k, e, ce);
     // s >= (1 - tolerance) s_least in logarithms; the bound is +huge where the neighbourhood bounds nothing.
     const Real least = bound[e] + std::log(Real(1) - entropy_tolerance);
     const Real rho_least = bound[k + e] * (Real(1) - density_tolerance);
@@ -186,11 +180,7 @@ struct EntropyFilter {
       bool meets = true;
       for (int q = 0; q < num_points && meets; ++q) {
         Real u[nv];
-        for (int v = 0; v < nv; ++v) {
-          Real sum = Real(0);
-          for (int m = 0; m < nm; ++m) sum += ce[v][m] * basis[q * nm + m];
-          u[v] = sum;
-        }
+        point_state<P>(ce, basis + q * nm, u);
         const Real rho = u[euler::density], p = euler::pressure(u, gamma), s = reference(rho, p, gamma);
         meets = rho >= floor && rho >= rho_least && p >= floor && s >= least;
         s_min = q == 0 || s < s_min ? s : s_min;

@@ -40,8 +40,7 @@ struct PositivityLimiter {
     const index_t k = num_elements;
     const Real phi0 = Real(mode0_value);
     Real ce[nv][nm];
-    for (int v = 0; v < nv; ++v)
-      for (int m = 0; m < nm; ++m) ce[v][m] = c[(v * nm + m) * k + e];
+    load_modes<P>(c, k, e, ce);
     Real mean[nv];
     for (int v = 0; v < nv; ++v) mean[v] = ce[v][0] * phi0;
     // A point value is a sum of nm terms, each about the cell's scale: 8 nm roundings of that scale bound
@@ -70,11 +69,7 @@ struct PositivityLimiter {
     Real theta = Real(1);
     for (int q = 0; q < num_points; ++q) {
       Real u[nv];
-      for (int v = 0; v < nv; ++v) {
-        Real sum = Real(0);
-        for (int m = 0; m < nm; ++m) sum += ce[v][m] * basis[q * nm + m];
-        u[v] = sum;
-      }
+      point_state<P>(ce, basis + q * nm, u);
       if (euler::pressure(u, gamma) >= p_floor) continue;
       Real lo = Real(0), hi = Real(1);
       for (int iteration = 0; iteration < 40; ++iteration) {
