@@ -1,26 +1,35 @@
 #!/usr/bin/env bash
 # The five Riemann problems of ../shared/reference/cases.md as a user runs them (cases/sod.yaml, toro2-5.yaml: the
 # Gmsh channel [0, 1] x [0, 0.1], exact states at the ends, HLL, positivity limiter), at one mesh size, with the
-# vertex limiter at p = 1 and the entropy filter at p = 1, 2 and 3. Prints one table row per case: the L1 density
-# error against the exact solution at the end time (the case's `output.exact`), and each order's ratio to the
-# vertex limiter's p = 1.
+# vertex limiter at p = 1, the entropy filter at p = 2 and subcell shock capturing at p = 1..4. Prints one table
+# row per case: the L1 density error against the exact solution at the end time (the case's `output.exact`), and
+# each configuration's ratio to the vertex limiter's p = 1.
 # Usage: bench/shock_tubes.sh [SIZE] [OUTDIR]   (defaults 0.01, about 100 elements along the channel, and
-#   /tmp/kempe_shock_tubes; the cases' own size is 0.005)
+#   /tmp/kempe_shock_tubes; the cases' own size is 0.005). CONFIGS="order:limiter:shock_capturing ..." overrides
+#   the columns.
 set -euo pipefail
 size="${1:-0.01}"
 out="${2:-/tmp/kempe_shock_tubes}"
 kempe="${KEMPE:-build/bin/kempe}"
+configs=(${CONFIGS:-1:vertex:none 2:entropy_filter:none 1:none:subcell 2:none:subcell 3:none:subcell 4:none:subcell})
 mkdir -p "$out"
-echo "| case | vertex p = 1 | filter p = 1 | filter p = 2 | filter p = 3 |"
-echo "|---|---|---|---|---|"
+header="| case |"
+rule="|---|"
+for config in "${configs[@]}"; do
+  IFS=: read -r order limiter capturing <<< "$config"
+  [[ $capturing == none ]] && header+=" $limiter p = $order |" || header+=" $capturing p = $order |"
+  rule+="---|"
+done
+echo "$header"
+echo "$rule"
 for case in sod toro2 toro3 toro4 toro5; do
   row="| $case |"
   base=""
-  for config in "1 vertex" "1 entropy_filter" "2 entropy_filter" "3 entropy_filter"; do
-    read -r order limiter <<< "$config"
-    log="$out/${case}_p${order}_${limiter}.txt"
+  for config in "${configs[@]}"; do
+    IFS=: read -r order limiter capturing <<< "$config"
+    log="$out/${case}_p${order}_${limiter}_${capturing}.txt"
     "$kempe" run "cases/$case.yaml" --set mesh.size="$size" --set solver.order="$order" --set solver.limiter="$limiter" \
-      --output "$out/$case" > "$log" 2>&1
+      --set solver.shock_capturing="$capturing" --output "$out/$case" > "$log" 2>&1
     error=$(grep "density error" "$log" | tail -1 | sed 's/.*L1 \([^,]*\),.*/\1/')
     [[ -z $base ]] && base=$error
     row+=" $(python3 -c "print('%.3e (%.2f)' % ($error, $error / $base))") |"

@@ -266,6 +266,31 @@ struct FaceIntegrals {
     });
   }
 
+  /// flux = F*(ul, ur) . n at face f's point q (per unit length, the normal pointing from left to right). On a
+  /// boundary face ur is first set to the ghost state of ul there (the Boundary functor).
+  KEMPE_HD void point_flux(index_t f, int q, const Real (&ul)[nv], Real (&ur)[nv], Real (&flux)[nv]) const {
+    const Real nx = fc.normal_x[f], ny = fc.normal_y[f];
+    if (fc.right[f] == no_element) {
+      // Face points from (x0, y0) at the reference point -1 to (x1, y1) at +1.
+      const Real s = (Real(1) + t.face_abscissa[q]) / Real(2);
+      const Real x = fc.x0[f] + s * (fc.x1[f] - fc.x0[f]), y = fc.y0[f] + s * (fc.y1[f] - fc.y0[f]);
+      // The ghost state sees the boundary curve's normal at this point (a slip wall then reflects the
+      // velocity about the true wall); the flux below keeps the face's own normal, so the scheme stays
+      // conservative on the straight elements (Krivodonova & Berger 2006).
+      Real bx = nx, by = ny;
+      if (fc.bend != nullptr) {
+        const Real* a = fc.bend + 3 * f;
+        const Real xi = t.face_abscissa[q];
+        const Real angle = a[1] + xi * (a[2] - a[0]) / Real(2) + xi * xi * ((a[0] + a[2]) / Real(2) - a[1]);
+        const Real cosine = std::cos(angle), sine = std::sin(angle);
+        bx = cosine * nx - sine * ny;
+        by = sine * nx + cosine * ny;
+      }
+      boundary(fc.boundary[f], ul, bx, by, x, y, clock[0] + stage_fraction * clock[1], ur);
+    }
+    euler::numerical_flux(F, ul, ur, nx, ny, gamma, flux);
+  }
+
  private:
   /// Calls at_point(w_q, F*(q), left basis at q, right basis at q) at each face point q in order.
   template <class AtPoint>
@@ -273,11 +298,10 @@ struct FaceIntegrals {
     const index_t k = num_elements;
     const index_t l = fc.left[f], r = fc.right[f];
     const int kl = fc.left_local[f], kr = r == no_element ? 0 : fc.right_local[f];
-    const Real nx = fc.normal_x[f], ny = fc.normal_y[f];
     // Both traces at every point first, one variable's coefficients at a time: nq x nv point values per side
     // are live across the point loop instead of nm x nv coefficients (at p = 2 half as many registers, which
     // is what limits the elementwise pass's occupancy on the GPU).
-    // A boundary face's right trace is the ghost state (below): it reads its left element's coefficients as
+    // A boundary face's right trace is the ghost state (point_flux): it reads its left element's coefficients as
     // stand-ins, so that no load waits on a branch.
     const index_t r_read = r == no_element ? l : r;
     // Each side's basis along its part of its edge (a boundary face's right side reads the left's as stand-in).
@@ -303,29 +327,9 @@ struct FaceIntegrals {
       }
     }
     for (int q = 0; q < nq; ++q) {
-      const Real* bl = basis_l + q * nm;
-      const Real* br = basis_r + (nq - 1 - q) * nm;
       Real flux[nv];
-      if (r == no_element) {
-        // Face points from (x0, y0) at the reference point -1 to (x1, y1) at +1.
-        const Real s = (Real(1) + t.face_abscissa[q]) / Real(2);
-        const Real x = fc.x0[f] + s * (fc.x1[f] - fc.x0[f]), y = fc.y0[f] + s * (fc.y1[f] - fc.y0[f]);
-        // The ghost state sees the boundary curve's normal at this point (a slip wall then reflects the
-        // velocity about the true wall); the flux below keeps the face's own normal, so the scheme stays
-        // conservative on the straight elements (Krivodonova & Berger 2006).
-        Real bx = nx, by = ny;
-        if (fc.bend != nullptr) {
-          const Real* a = fc.bend + 3 * f;
-          const Real xi = t.face_abscissa[q];
-          const Real angle = a[1] + xi * (a[2] - a[0]) / Real(2) + xi * xi * ((a[0] + a[2]) / Real(2) - a[1]);
-          const Real cosine = std::cos(angle), sine = std::sin(angle);
-          bx = cosine * nx - sine * ny;
-          by = sine * nx + cosine * ny;
-        }
-        boundary(fc.boundary[f], ul[q], bx, by, x, y, clock[0] + stage_fraction * clock[1], ur[q]);
-      }
-      euler::numerical_flux(F, ul[q], ur[q], nx, ny, gamma, flux);
-      at_point(t.face_weight[q], flux, bl, br);
+      point_flux(f, q, ul[q], ur[q], flux);
+      at_point(t.face_weight[q], flux, basis_l + q * nm, basis_r + (nq - 1 - q) * nm);
     }
   }
 };

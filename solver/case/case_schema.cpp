@@ -12,6 +12,7 @@
 #include "kernels/dg_K.hpp"
 #include "kernels/euler.hpp"
 #include "kernels/limiter_K.hpp"
+#include "kernels/subcell_K.hpp"
 #include "solver/numerics/time_integrators.hpp"
 
 namespace kempe::cases {
@@ -26,6 +27,7 @@ std::vector<std::string_view> names_of(const Table& table) {
 
 std::vector<std::string_view> flux_names() { return names_of(euler::fluxes); }
 std::vector<std::string_view> limiter_names() { return names_of(dg::limiters); }
+std::vector<std::string_view> shock_capturing_names() { return names_of(dg::shock_capturings); }
 std::vector<std::string_view> strategy_names() { return names_of(dg::strategies); }
 std::vector<std::string_view> integrator_names() { return names_of(dg::integrators); }
 /// The kernels' conditions, and `periodic` (set up on the mesh: the group's faces become interior faces).
@@ -98,7 +100,16 @@ const std::vector<Setting> table = {
     {"solver.order", T::integer, "1", "polynomial order p", nullptr, 0, 5},
     {"solver.flux", T::choice, "hllc", "numerical flux (approximate Riemann solver)", flux_names},
     {"solver.limiter", T::choice, "none", "slope limiter", limiter_names},
-    {"solver.troubled_cells_only", T::boolean, "true", "limit only the cells the KXRCF indicator flags"},
+    {"solver.shock_capturing", T::choice, "none",
+     "shock capturing in the right-hand side: `subcell` blends each element's DG right-hand side with first-order "
+     "finite volumes on its subcells (as many as modes), by the share Hennemann et al.'s modal indicator gives "
+     "(combine with `limiter: none` and the positivity limiter)",
+     shock_capturing_names},
+    {"solver.blending_max", T::real, "0",
+     "the largest finite-volume share of an element under `shock_capturing: subcell`; 0: the order's default (0.1 "
+     "at p <= 2, 0.25 at p = 3, 0.5 at p >= 4)",
+     nullptr, 0, 1},
+    {"solver.troubled_cells_only", T::boolean, "true", "limit (and under `shock_capturing: subcell`, blend) only the cells the KXRCF indicator flags"},
     {"solver.curved_boundaries", T::boolean, "true",
      "boundary conditions with the normal of the curve through the boundary vertices (cubic, not across corners "
      "of more than 30 degrees) at each face point, as Krivodonova & Berger (2006) impose curved walls on "

@@ -28,6 +28,8 @@
 #include "kernels/entropy_filter_K.hpp"
 #include "kernels/limiter_K.hpp"
 #include "kernels/quadrature.hpp"
+#include "kernels/subcell.hpp"
+#include "kernels/subcell_K.hpp"
 #include "kernels/triangle.hpp"
 #include "mesh/mesh.hpp"
 #include "solver/numerics/dg_mesh.hpp"
@@ -114,6 +116,7 @@ class EulerDG {
       if (limiter_ == Limiter::vertex)
         bounds_.resize(std::size_t(2) * nv * VertexBounds<P, Real>::num_fields * mesh_.num_vertices());
     }
+    if (blending_on()) size_blending();
     step_graph_.clear();
     entropy_stale_ = true;
     // Only the leaves the transfer made can have lost positivity: a kept leaf holds what the last stage's
@@ -254,10 +257,44 @@ class EulerDG {
   void eval_rhs(const Real* c, const Real* clock, Real stage_fraction, Real* out) {
     if (strategy_ == Strategy::elementwise) {
       forall(backend_, k_, element_pass(c, clock, stage_fraction, out));
-      return;
+    } else {
+      eval_volume(c, out);
+      eval_surface(c, clock, stage_fraction, out);
     }
-    eval_volume(c, out);
-    eval_surface(c, clock, stage_fraction, out);
+    if (blending_on()) blend_subcells(c, clock, stage_fraction, out);
+  }
+
+  /// Subcell shock capturing (kernels/subcell_K.hpp): each right-hand side becomes a blend of the DG scheme's
+  /// and first-order finite volumes' on the elements' subcells, the finite-volume share from Hennemann et al.'s
+  /// modal indicator, at most alpha_max (0 turns it off), in the elements the KXRCF indicator flags (all of them
+  /// when set_limiter's troubled_cells_only is false). std::invalid_argument outside [0, 1].
+  void set_subcell_blending(double alpha_max) {
+    if (!(alpha_max >= 0 && alpha_max <= 1))
+      throw std::invalid_argument("subcell blending alpha_max " + std::to_string(alpha_max) + ": expected a value in [0, 1]");
+    blend_alpha_max_ = Real(alpha_max);
+    fixed_shares_ = false;
+    step_graph_.clear();
+    if (blending_on()) size_blending();
+  }
+  bool blending_on() const { return P > 0 && blend_alpha_max_ > Real(0); }
+  /// Fixes each element's finite-volume share (before smoothing) to alpha[e] in [0, 1] instead of the indicator's,
+  /// and turns the blend on: for tests of the blend itself (a uniform flow stays uniform, the scheme conserves,
+  /// alpha = 1 everywhere is finite volumes on the subcells). std::invalid_argument on a wrong size or value.
+  void set_blending_shares(const std::vector<Real>& alpha) {
+    if (alpha.size() != std::size_t(k_)) throw std::invalid_argument("set_blending_shares: expected one share per element");
+    for (const Real a : alpha)
+      if (!(a >= Real(0) && a <= Real(1))) throw std::invalid_argument("set_blending_shares: a share outside [0, 1]");
+    if (P == 0) return;
+    blend_alpha_max_ = Real(1);
+    fixed_shares_ = true;
+    size_blending();
+    blend_alpha_.upload(alpha);
+    step_graph_.clear();
+  }
+  /// The DG share of each element in the last right-hand side (1: pure DG), [elements]: for output and tests.
+  std::vector<Real> blending_shares() const {
+    if (!blending_on()) return std::vector<Real>(k_, Real(1));
+    return blend_beta_.to_host();
   }
 
   /// out = the volume term of dc/dt (overwrites out; one work item per element). CPU backend.
@@ -321,6 +358,44 @@ class EulerDG {
     use.limiter = taylor_.bytes() + bounds_.bytes() + troubled_.bytes() + indicator_.held_bytes() + indicator_mean_.held_bytes() +
                   ring_flags_.held_bytes();
     return use;
+  }
+
+  /// out (the DG right-hand side of c) becomes the subcell blend (set_subcell_blending).
+  void blend_subcells(const Real* c, const Real* clock, Real stage_fraction, Real* out) {
+    const index_t nf = mesh_.num_faces();
+    const Faces<Real> fc = faces();
+    const std::uint8_t* touching = fc.left_half == nullptr ? nullptr : blend_touching_.data();
+    if (touching != nullptr) launch(k_, TouchesHangingFace<Real>{mesh_.view().element_faces, fc, blend_touching_.data()});
+    if (!fixed_shares_) {
+      const std::uint8_t* troubled = nullptr;
+      if (troubled_cells_only_) {
+        flag_troubled_cells(c);
+        troubled = troubled_.data();
+      }
+      launch(k_, BlendingShares<P, Real>{k_, gamma_, Real(blending_alpha_min), blend_alpha_max_, c, d_.tables, touching, troubled,
+                                         blend_alpha_.data()});
+    }
+    launch(k_, SmoothShares<Real>{mesh_.view().element_neighbors, touching, blend_alpha_.data(), blend_beta_.data()});
+    launch(nf, SubcellFaceFluxes<P, Real, F, Boundary>{face_integrals(c, clock, stage_fraction), d_.subcells, blend_beta_.data(), nf,
+                                                       blend_high_.data(), blend_low_.data()});
+    launch(k_, SubcellBlend<P, Real, F>{k_, nf, gamma_, c, out, d_.tables, d_.subcells, mesh_.view().geometry, fc, mesh_.view().element_faces,
+                                        blend_beta_.data(), blend_high_.data(), blend_low_.data()});
+  }
+  /// The blend's work arrays for the present mesh (grown, never shrunk).
+  void size_blending() {
+    const std::size_t face_values = std::size_t(nv) * face_points(P) * mesh_.num_faces();
+    fit(blend_alpha_, k_, "the subcell blend's shares"), fit(blend_beta_, k_, "the subcell blend's shares");
+    if (troubled_cells_only_) fit(troubled_, k_, "troubled-cell flags");
+    fit(blend_touching_, k_, "the subcell blend's hanging-face flags");
+    fit(blend_high_, face_values, "the subcell blend's face fluxes"), fit(blend_low_, face_values, "the subcell blend's face fluxes");
+  }
+  /// b holds n values in the backend's memory: allocated the first time, resized (grown by capacity) after.
+  template <class T>
+  void fit(Buffer<T>& b, std::size_t n, const char* what) {
+    if (b.held_bytes() == 0 || b.backend() != backend_)
+      b = Buffer<T>(backend_, n, what);
+    else
+      b.resize(n);
   }
 
   /// The surface integrals of the solution c (backend memory) at time clock[0] + stage_fraction clock[1].
@@ -584,6 +659,13 @@ class EulerDG {
     check_basis_ = volume_basis_;
     check_basis_.insert(check_basis_.end(), face_basis_.begin(), face_basis_.end());
     num_check_points_ = static_cast<int>(check_basis_.size() / num_modes);
+    const SubcellOperators sub = subcell_operators(P);
+    subcell_average_ = convert(sub.average);
+    subcell_modes_ = convert(sub.modes_from_averages);
+    subcell_area_ = convert(sub.cell_area);
+    subcell_normal_ = convert(sub.dual_face_normal);
+    subcell_pairs_.assign(sub.dual_face_cells.begin(), sub.dual_face_cells.end());
+    subcell_face_cell_.assign(sub.face_point_cell.begin(), sub.face_point_cell.end());
   }
 
   void require_cpu(const char* what) const {
@@ -635,7 +717,7 @@ class EulerDG {
   struct FusedStage {
     const EulerDG* solver;
     const Real* clock;
-    bool available() const { return solver->strategy_ == Strategy::elementwise && solver->fused_stages_; }
+    bool available() const { return solver->strategy_ == Strategy::elementwise && solver->fused_stages_ && !solver->blending_on(); }
     void operator()(const Real* v, Real stage_fraction, const StageTerms<Real>& terms, Real* out) const {
       solver->launch(solver->k_, EvalElementStage<P, Real, F, Boundary>{solver->element_pass(v, clock, stage_fraction, nullptr),
                                                                        terms.a, terms.b, terms.g, terms.x, terms.y,
@@ -754,6 +836,12 @@ class EulerDG {
     visit(check_basis_, "positivity check basis", d_.check_basis);
     visit(taylor_from_modes_, "Taylor tables", d_.taylor_from_modes);
     visit(degree_part_, "Taylor tables", d_.degree_part);
+    visit(subcell_average_, "subcell averages", d_.subcells.average);
+    visit(subcell_modes_, "subcell averages", d_.subcells.modes_from_averages);
+    visit(subcell_area_, "subcell areas", d_.subcells.cell_area);
+    visit(subcell_normal_, "subcell normals", d_.subcells.dual_face_normal);
+    visit(subcell_pairs_, "subcell faces", d_.subcells.dual_face_cells);
+    visit(subcell_face_cell_, "subcell faces", d_.subcells.face_point_cell);
   }
 
   /// A boundary functor that holds only values travels to the device as it is.
@@ -843,6 +931,7 @@ class EulerDG {
     Tables<Real> tables{};
     const Real *check_basis = nullptr, *taylor_from_modes = nullptr, *degree_part = nullptr;
     const Real *prolongation = nullptr, *restriction = nullptr;  ///< [4][modes][modes] (ChildTransfer)
+    SubcellTables<Real> subcells{};
   };
 
   /// The faces as the kernels see them: with the boundary curve's angles where curved boundaries are on.
@@ -869,6 +958,8 @@ class EulerDG {
   std::vector<double> volume_r_, volume_s_;
   std::vector<Real> check_basis_;  // [volume points + 3 face points][modes]
   std::vector<Real> taylor_from_modes_, degree_part_;  // TriangleOperators' limiter tables
+  std::vector<Real> subcell_average_, subcell_modes_, subcell_area_, subcell_normal_;  // SubcellOperators
+  std::vector<std::int32_t> subcell_pairs_, subcell_face_cell_;
   Real positivity_epsilon_ = Real(0);
   Limiter limiter_ = Limiter::none;
   Real moment_theta_ = Real(2);
@@ -887,6 +978,12 @@ class EulerDG {
   Buffer<Real> filter_strength_;          // [elements] the entropy filter's last factor f (1: untouched)
   Real entropy_tolerance_ = Real(1e-2), density_tolerance_ = Real(1e-3);  // set_entropy_tolerances
   bool entropy_stale_ = true;  // entropy_ is not c_'s (set outside a step): run_step forms it first
+  static constexpr double blending_alpha_min = 1e-3;  // Hennemann et al.'s: smaller shares are 0
+  Real blend_alpha_max_ = Real(0);                    // set_subcell_blending (0: off)
+  bool fixed_shares_ = false;                         // set_blending_shares
+  Buffer<Real> blend_alpha_, blend_beta_;  // [elements] finite-volume shares, then DG shares
+  Buffer<std::uint8_t> blend_touching_;    // [elements] beside a hanging face
+  Buffer<Real> blend_high_, blend_low_;    // [vars][face points][faces] SubcellFaceFluxes' fluxes
   Buffer<double> indicator_, indicator_mean_;  // [elements] the refinement indicator's values, a variable's cell averages
   Buffer<std::uint8_t> ring_flags_;     // [elements] scratch of the buffer rings and the kxrcf indicator's flags
   Buffer<bc::Kind> boundary_kinds_;     // a GroupBoundary's tables on the device

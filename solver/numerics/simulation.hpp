@@ -17,6 +17,7 @@
 #include "kernels/dg_K.hpp"
 #include "kernels/euler.hpp"
 #include "kernels/limiter_K.hpp"
+#include "kernels/subcell_K.hpp"
 #include "mesh/mesh.hpp"
 #include "solver/numerics/non_physical_state.hpp"
 #include "solver/numerics/time_integrators.hpp"
@@ -39,6 +40,8 @@ struct SolverOptions {
   double gamma = 1.4;
   dg::Limiter limiter = dg::Limiter::none;
   double moment_theta = 2;
+  dg::ShockCapturing shock_capturing = dg::ShockCapturing::none;
+  double blending_max = 0;  ///< under ShockCapturing::subcell: the largest finite-volume share (0: dg::default_blending_max)
   double entropy_tolerance = 1e-2, density_tolerance = 1e-3;  ///< the entropy filter's (EulerDG::set_entropy_tolerances)
   bool troubled_cells_only = true;
   bool curved_boundaries = true;  ///< boundary conditions with the boundary curve's normal (EulerDG::set_curved_boundaries)

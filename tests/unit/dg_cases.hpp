@@ -80,12 +80,14 @@ struct Vortex {
 /// L2 density errors at t = 1 on bent n x n meshes of [0, 10]^2, for order P (exact boundary states), with
 /// the given slope limiter after every stage.
 template <int P>
-std::vector<double> vortex_errors(const std::vector<int>& sizes, dg::Limiter limiter = dg::Limiter::none) {
+/// blending_max > 0: with subcell shock capturing (EulerDG::set_subcell_blending) at that largest share.
+std::vector<double> vortex_errors(const std::vector<int>& sizes, dg::Limiter limiter = dg::Limiter::none, double blending_max = 0) {
   std::vector<double> errors;
   for (const int n : sizes) {
     const Mesh mesh = solver_mesh(n, 10.0, -0.5);
     dg::EulerDG<P, double, euler::Flux::hllc, Vortex> solver(mesh, gamma_air, Vortex{}, dg::Strategy::colored);
     solver.set_limiter(limiter);
+    solver.set_subcell_blending(blending_max);
     solver.project([](double x, double y, double* out) { Vortex::state(x, y, 0, out); });
     const double end = 1.0;
     const double dt_max = solver.stable_dt(0.5);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dg_cases.hpp"
+#include "shock_tubes.hpp"
 #include "kernels/entropy_filter_K.hpp"
 #include "kernels/riemann_K.hpp"
 #include "kernels/triangle.hpp"
@@ -21,6 +22,10 @@ namespace kempe {
 namespace {
 
 using test::gamma_air;
+using test::run_tube;
+using test::strip;
+using test::Tube;
+using test::TubeResult;
 
 constexpr int P2 = 2;
 constexpr int nm2 = basis::num_modes(P2);
@@ -145,73 +150,6 @@ TEST(EntropyFilter, DampsAStepJustEnoughToMeetItsBoundsAndKeepsTheAverage) {
   for (int i = 0; i < 2; ++i) EXPECT_NEAR(one.values[i], again[i], 1e-14 * std::abs(again[i])) << i;
 }
 
-/// [0, 1] x [0, 2 / n]: n x 2 squares of two triangles, walls below and above, the given states at both ends.
-Mesh strip(int n) {
-  RawMesh raw = rectangle_grid(n, 2, true);
-  for (double& x : raw.x) x /= n;
-  for (double& y : raw.y) y /= n;
-  Mesh mesh = build_mesh(raw);
-  mesh.boundary_names = {"bottom", "top", "left", "right"};
-  for (index_t f = 0; f < mesh.num_faces(); ++f)
-    if (mesh.face_right[f] == no_element)
-      mesh.face_boundary[f] = mesh.normal_y[f] < -0.5 ? 0 : mesh.normal_y[f] > 0.5 ? 1 : mesh.normal_x[f] < 0 ? 2 : 3;
-  return test::prepared(std::move(mesh));
-}
-
-struct Tube {
-  const char* name;
-  riemann::Primitive<double> left, right;
-  double t_end;
-};
-
-struct TubeResult {
-  double l1 = 0;     ///< L1 density error per unit area
-  double spill = 0;  ///< the largest cell-average density outside the exact density's range over its own and the
-                     ///< adjacent columns of squares, over the density's whole range: over- and undershoots
-};
-
-/// Runs `tube` to its end time (HLL, SSP-RK3, CFL 0.5, positivity limiter) on strip(n).
-template <int P>
-TubeResult run_tube(const Mesh& mesh, int n, const Tube& tube, dg::Limiter limiter) {
-  const bc::Kind kinds[] = {bc::Kind::wall, bc::Kind::wall, bc::Kind::inflow, bc::Kind::inflow};
-  std::vector<double> states(4 * euler::num_vars, 0.0);  // waves stay inside: the ends keep the initial states
-  euler::conserved(tube.left.density, tube.left.velocity, 0.0, tube.left.pressure, gamma_air, &states[2 * euler::num_vars]);
-  euler::conserved(tube.right.density, tube.right.velocity, 0.0, tube.right.pressure, gamma_air, &states[3 * euler::num_vars]);
-  dg::EulerDG<P, double, euler::Flux::hll, bc::GroupBoundary<double>> solver(
-      mesh, gamma_air, bc::GroupBoundary<double>{kinds, states.data(), gamma_air}, dg::Strategy::colored);
-  solver.set_positivity_limiter(1e-12);
-  solver.set_limiter(limiter);
-  solver.project([&](double x, double, double* out) {
-    const riemann::Primitive<double>& s = x < 0.5 ? tube.left : tube.right;
-    euler::conserved(s.density, s.velocity, 0.0, s.pressure, gamma_air, out);
-  });
-  solver.advance_to(tube.t_end, dg::Integrator::ssprk3, 0.5);
-  const riemann::Star<double> star = riemann::star_state(tube.left, tube.right, gamma_air);
-  auto exact_density = [&](double x) { return riemann::sample(tube.left, tube.right, star, gamma_air, (x - 0.5) / tube.t_end).density; };
-  TubeResult r;
-  double area = 0;
-  for (const double a : mesh.volume) area += a;
-  r.l1 = solver.l1_error(euler::density, [&](double x, double, double* out) {
-           const riemann::Primitive<double> s = riemann::sample(tube.left, tube.right, star, gamma_air, (x - 0.5) / tube.t_end);
-           euler::conserved(s.density, s.velocity, 0.0, s.pressure, gamma_air, out);
-         }) / area;
-  const std::vector<double>& c = solver.solution();
-  const index_t k = mesh.num_elements();
-  double lowest = 1e300, highest = -1e300;
-  for (int i = 0; i <= 400 * n; ++i) lowest = std::min(lowest, exact_density(double(i) / (400 * n))),
-                                     highest = std::max(highest, exact_density(double(i) / (400 * n)));
-  for (index_t e = 0; e < k; ++e) {
-    const double mean = c[e] * dg::mode0_value, column = std::floor(mesh.centroid_x[e] * n);
-    double lo = 1e300, hi = -1e300;
-    for (int i = 0; i <= 300; ++i) {
-      const double rho = exact_density(std::clamp((column - 1 + i / 100.0) / n, 0.0, 1.0));
-      lo = std::min(lo, rho), hi = std::max(hi, rho);
-    }
-    r.spill = std::max({r.spill, (mean - hi) / (highest - lowest), (lo - mean) / (highest - lowest)});
-  }
-  return r;
-}
-
 TEST(ShockTube, TheEntropyFilterMakesHighOrderPay) {
   // The five Riemann problems of ../shared/reference/cases.md on a strip of 32 x 2 squares (sheared a little,
   // rectangle_grid), the ends held at the initial states. The table it prints is in docs/theory.md. What holds
@@ -219,11 +157,7 @@ TEST(ShockTube, TheEntropyFilterMakesHighOrderPay) {
   // better on Sod and 123, and p = 3 beats p = 2 on Sod. Not yet: 0.8x on tests 3-5, p = 3 below p = 2 on every
   // test, p = 2 at equal degrees of freedom (16 x 2) below p = 1, over- and undershoots under 1 % (test 5's
   // colliding shocks overshoot by 15-34 % at every order, the vertex limiter's by 16 %).
-  const Tube tubes[] = {{"Sod", {1, 0, 1}, {0.125, 0, 0.1}, 0.25},
-                        {"2 (123)", {1, -2, 0.4}, {1, 2, 0.4}, 0.15},
-                        {"3", {1, 0, 1000}, {1, 0, 0.01}, 0.012},
-                        {"4", {1, 0, 0.01}, {1, 0, 100}, 0.035},
-                        {"5", {5.99924, 19.5975, 460.894}, {5.99242, -6.19633, 46.0950}, 0.035}};
+  const auto& tubes = test::riemann_tubes;
   const Mesh mesh = strip(32), half = strip(16);
   std::printf("L1 density error per unit area, 32 x 2 squares (p = 2 at equal DOF: 16 x 2); in brackets the\n"
               "largest over- or undershoot of a cell average, in %% of the density's range\n"
@@ -271,17 +205,11 @@ TEST(EulerDG, IsentropicVortexKeepsItsOrderUnderTheEntropyFilter) {
   // a little (p = 2: 4 % more error at 8 x 8, 7 % at 16 x 16; p = 3, 4: 2.5 %, 3 % at 8 x 8). Measured 2026-11-25: with 1e-3 on entropy it acted on
   // every 8 x 8 and 12 x 12 mesh (p = 3 and 4 errors 10-30x larger), with 1e-4 on every mesh (p = 2 fell to
   // second order). p = 4 on these meshes converges at 4.54 with or without the filter.
-  auto check = [](auto order, const std::vector<int>& sizes) {
-    constexpr int P = decltype(order)::value;
-    const std::vector<double> errors = test::vortex_errors<P>(sizes, dg::Limiter::entropy_filter);
-    test::print_convergence_table(P, sizes, errors);
-    const double rate = std::log(errors[errors.size() - 2] / errors.back()) / std::log(double(sizes.back()) / sizes[sizes.size() - 2]);
-    EXPECT_GE(rate, P < 4 ? P + 0.8 : P + 0.5) << "p = " << P;
-  };
-  check(std::integral_constant<int, 1>{}, {8, 16, 32});  // unlimited: 1.12e-1, 3.52e-2, 8.91e-3
-  check(std::integral_constant<int, 2>{}, {8, 16, 32});
-  check(std::integral_constant<int, 3>{}, {8, 12, 16});
-  check(std::integral_constant<int, 4>{}, {8, 12, 16});
+
+  test::expect_vortex_rate<1>({8, 16, 32}, dg::Limiter::entropy_filter);  // unlimited: 1.12e-1, 3.52e-2, 8.91e-3
+  test::expect_vortex_rate<2>({8, 16, 32}, dg::Limiter::entropy_filter);
+  test::expect_vortex_rate<3>({8, 12, 16}, dg::Limiter::entropy_filter);
+  test::expect_vortex_rate<4>({8, 12, 16}, dg::Limiter::entropy_filter);
 }
 
 }  // namespace

@@ -1,0 +1,41 @@
+// The subcells of the shock-capturing blend (kernels/subcell_K.hpp), built once on the host per order.
+//
+// A triangle of order p holds as many subcells as modes: the median-dual cells of the lattice that splits it
+// into p^2 sub-triangles (one cell per lattice node, (p + 1)(p + 2) / 2 in all), so that the subcell averages
+// and the modal coefficients determine each other (the matrices `average` and `modes_from_averages`). Where the
+// lattice meets the element's edges, the cells' boundaries do not sit at the midpoints of the lattice segments
+// but at the cumulative weights of the face's Gauss rule: the cell of the q-th node along a local face owns
+// exactly the part of the edge that the face's Gauss point q weighs. The flux a face computes at its point q
+// then is, for the DG scheme and for the subcell finite volumes alike, the flux through that one cell's piece of
+// the edge, so that both schemes share one set of piece fluxes and any blend of them is conservative and keeps a
+// uniform flow (Hennemann, Rueda-Ramirez, Hindenlang & Gassner, "A provably entropy stable subcell shock capturing
+// approach for high order split form DG for the compressible Euler equations", J. Comput. Phys. 2021, who place
+// the subcell boundaries of Legendre-Gauss-Lobatto nodes at their cumulative weights for the same reason).
+#pragma once
+
+#include <vector>
+
+namespace kempe::dg {
+
+struct SubcellOperators {
+  int order = 0;
+  int num_cells = 0;  ///< = basis::num_modes(order)
+  /// [cells] the reference areas (summing to 2, the reference triangle's) and centres (means of the points).
+  std::vector<double> cell_area, cell_r, cell_s;
+  /// [dual faces][2] the two cells each interior dual face joins, `from` then `to`, and [dual faces][2] its
+  /// reference normal scaled by its length, pointing from `from` to `to` (a lattice segment's dual face: the
+  /// pieces from the centroids of its one or two sub-triangles to the point where it crosses the segment).
+  std::vector<int> dual_face_cells;
+  std::vector<double> dual_face_normal;
+  int num_dual_faces = 0;
+  /// [3 local faces][p + 1 face points] the cell that owns face point q of local face k (face points run from
+  /// vertex k to vertex k + 1, kernels/triangle.hpp).
+  std::vector<int> face_point_cell;
+  /// [cells][modes]: the mean of mode m over cell s. [modes][cells]: its inverse.
+  std::vector<double> average, modes_from_averages;
+};
+
+/// The subcells of order p (0..basis::max_order; at p = 0 one cell, the element). std::invalid_argument outside.
+SubcellOperators subcell_operators(int order);
+
+}  // namespace kempe::dg

@@ -1,0 +1,105 @@
+// What the tests of shock capturing (the entropy filter, subcell blending) share: the shock tubes of
+// ../shared/reference/cases.md on a strip of squares, run against their exact solutions, and the isentropic
+// vortex's rates with the scheme on.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "dg_cases.hpp"
+#include "kernels/riemann_K.hpp"
+#include "mesh/generators.hpp"
+#include "solver/numerics/euler_dg.hpp"
+
+namespace kempe::test {
+
+/// [0, 1] x [0, 2 / n]: n x 2 squares of two triangles, walls below and above, the given states at both ends.
+inline Mesh strip(int n) {
+  RawMesh raw = rectangle_grid(n, 2, true);
+  for (double& x : raw.x) x /= n;
+  for (double& y : raw.y) y /= n;
+  Mesh mesh = build_mesh(raw);
+  mesh.boundary_names = {"bottom", "top", "left", "right"};
+  for (index_t f = 0; f < mesh.num_faces(); ++f)
+    if (mesh.face_right[f] == no_element)
+      mesh.face_boundary[f] = mesh.normal_y[f] < -0.5 ? 0 : mesh.normal_y[f] > 0.5 ? 1 : mesh.normal_x[f] < 0 ? 2 : 3;
+  return test::prepared(std::move(mesh));
+}
+
+struct Tube {
+  const char* name;
+  riemann::Primitive<double> left, right;
+  double t_end;
+};
+
+struct TubeResult {
+  double l1 = 0;     ///< L1 density error per unit area
+  double spill = 0;  ///< the largest cell-average density outside the exact density's range over its own and the
+                     ///< adjacent columns of squares, over the density's whole range: over- and undershoots
+};
+
+/// Runs `tube` to its end time (HLL, SSP-RK3, CFL 0.5, positivity limiter) on strip(n), with the given limiter
+/// and, where blending_max > 0, subcell shock capturing at that largest share.
+template <int P>
+TubeResult run_tube(const Mesh& mesh, int n, const Tube& tube, dg::Limiter limiter, double blending_max = 0) {
+  const bc::Kind kinds[] = {bc::Kind::wall, bc::Kind::wall, bc::Kind::inflow, bc::Kind::inflow};
+  std::vector<double> states(4 * euler::num_vars, 0.0);  // waves stay inside: the ends keep the initial states
+  euler::conserved(tube.left.density, tube.left.velocity, 0.0, tube.left.pressure, gamma_air, &states[2 * euler::num_vars]);
+  euler::conserved(tube.right.density, tube.right.velocity, 0.0, tube.right.pressure, gamma_air, &states[3 * euler::num_vars]);
+  dg::EulerDG<P, double, euler::Flux::hll, bc::GroupBoundary<double>> solver(
+      mesh, gamma_air, bc::GroupBoundary<double>{kinds, states.data(), gamma_air}, dg::Strategy::colored);
+  solver.set_positivity_limiter(1e-12);
+  solver.set_limiter(limiter);
+  solver.set_subcell_blending(blending_max);
+  solver.project([&](double x, double, double* out) {
+    const riemann::Primitive<double>& s = x < 0.5 ? tube.left : tube.right;
+    euler::conserved(s.density, s.velocity, 0.0, s.pressure, gamma_air, out);
+  });
+  solver.advance_to(tube.t_end, dg::Integrator::ssprk3, 0.5);
+  const riemann::Star<double> star = riemann::star_state(tube.left, tube.right, gamma_air);
+  auto exact_density = [&](double x) { return riemann::sample(tube.left, tube.right, star, gamma_air, (x - 0.5) / tube.t_end).density; };
+  TubeResult r;
+  double area = 0;
+  for (const double a : mesh.volume) area += a;
+  r.l1 = solver.l1_error(euler::density, [&](double x, double, double* out) {
+           const riemann::Primitive<double> s = riemann::sample(tube.left, tube.right, star, gamma_air, (x - 0.5) / tube.t_end);
+           euler::conserved(s.density, s.velocity, 0.0, s.pressure, gamma_air, out);
+         }) / area;
+  const std::vector<double>& c = solver.solution();
+  const index_t k = mesh.num_elements();
+  double lowest = 1e300, highest = -1e300;
+  for (int i = 0; i <= 400 * n; ++i) lowest = std::min(lowest, exact_density(double(i) / (400 * n))),
+                                     highest = std::max(highest, exact_density(double(i) / (400 * n)));
+  for (index_t e = 0; e < k; ++e) {
+    const double mean = c[e] * dg::mode0_value, column = std::floor(mesh.centroid_x[e] * n);
+    double lo = 1e300, hi = -1e300;
+    for (int i = 0; i <= 300; ++i) {
+      const double rho = exact_density(std::clamp((column - 1 + i / 100.0) / n, 0.0, 1.0));
+      lo = std::min(lo, rho), hi = std::max(hi, rho);
+    }
+    r.spill = std::max({r.spill, (mean - hi) / (highest - lowest), (lo - mean) / (highest - lowest)});
+  }
+  return r;
+}
+
+/// Sod, Toro's 123 problem and his tests 3-5 (../shared/reference/cases.md), the discontinuity at x = 0.5.
+inline const Tube riemann_tubes[] = {{"Sod", {1, 0, 1}, {0.125, 0, 0.1}, 0.25},
+                                     {"2 (123)", {1, -2, 0.4}, {1, 2, 0.4}, 0.15},
+                                     {"3", {1, 0, 1000}, {1, 0, 0.01}, 0.012},
+                                     {"4", {1, 0, 0.01}, {1, 0, 100}, 0.035},
+                                     {"5", {5.99924, 19.5975, 460.894}, {5.99242, -6.19633, 46.0950}, 0.035}};
+
+/// Runs vortex_errors<P>(sizes, limiter, blending_max), prints the table and checks the finest rate: at least
+/// p + 0.8 (p + 0.5 at p >= 4, which converges at 4.54 unlimited on the meshes of 8 x 8 to 16 x 16).
+template <int P>
+void expect_vortex_rate(const std::vector<int>& sizes, dg::Limiter limiter, double blending_max = 0) {
+  const std::vector<double> errors = vortex_errors<P>(sizes, limiter, blending_max);
+  print_convergence_table(P, sizes, errors);
+  const double rate = std::log(errors[errors.size() - 2] / errors.back()) / std::log(double(sizes.back()) / sizes[sizes.size() - 2]);
+  EXPECT_GE(rate, P < 4 ? P + 0.8 : P + 0.5) << "p = " << P;
+}
+
+}  // namespace kempe::test
