@@ -365,7 +365,6 @@ class EulerDG {
     const index_t nf = mesh_.num_faces();
     const Faces<Real> fc = faces();
     const std::uint8_t* touching = fc.left_half == nullptr ? nullptr : blend_touching_.data();
-    if (touching != nullptr) launch(k_, TouchesHangingFace<Real>{mesh_.view().element_faces, fc, blend_touching_.data()});
     if (!fixed_shares_) {
       const std::uint8_t* troubled = nullptr;
       if (troubled_cells_only_) {
@@ -381,13 +380,18 @@ class EulerDG {
     launch(k_, SubcellBlend<P, Real, F>{k_, nf, gamma_, c, out, d_.tables, d_.subcells, mesh_.view().geometry, fc, mesh_.view().element_faces,
                                         blend_beta_.data(), blend_high_.data(), blend_low_.data()});
   }
-  /// The blend's work arrays for the present mesh (grown, never shrunk).
+  /// The blend's work arrays for the present mesh (grown, never shrunk), and its hanging-face flags.
   void size_blending() {
     const std::size_t face_values = std::size_t(nv) * face_points(P) * mesh_.num_faces();
     fit(blend_alpha_, k_, "the subcell blend's shares"), fit(blend_beta_, k_, "the subcell blend's shares");
     if (troubled_cells_only_) fit(troubled_, k_, "troubled-cell flags");
-    fit(blend_touching_, k_, "the subcell blend's hanging-face flags");
     fit(blend_high_, face_values, "the subcell blend's face fluxes"), fit(blend_low_, face_values, "the subcell blend's face fluxes");
+    // Which elements touch a hanging face depends on the mesh alone: found here, once per mesh, not per stage.
+    const Faces<Real> fc = faces();
+    if (fc.left_half != nullptr) {
+      fit(blend_touching_, k_, "the subcell blend's hanging-face flags");
+      forall(backend_, k_, TouchesHangingFace<Real>{mesh_.view().element_faces, fc, blend_touching_.data()});
+    }
   }
   /// b holds n values in the backend's memory: allocated the first time, resized (grown by capacity) after.
   template <class T>

@@ -285,115 +285,102 @@ TEST(AdaptiveRun, TheVortexConvergesAtOrderPPlusOneOnRandom1IrregularMeshes) {
   check_adapted_convergence<4>(8, 2, 4.45);
 }
 
-TEST(AdaptiveRun, TheEntropyFilterCapturesSodOnAnAdaptingMesh) {
-  // Sod's states on the periodic unit square (two Riemann problems, at x = 0.5 and where the ends meet), p = 2 with
-  // the entropy filter, refined two levels where the density jumps and adapted every 5 steps to t = 0.1. The
-  // filter reads both halves of each split edge for its bounds and the new leaves start unfiltered: the run
-  // conserves to round-off, the filter acts on leaves next to hanging faces, and no cell average leaves the
-  // initial density range by more than the density bound's tolerance below or 2 % above.
+/// Sod's states on the periodic unit square (two Riemann problems, at x = 0.5 and where the ends meet), p = 2,
+/// refined two levels where the density jumps and adapted every 5 steps to t = 0.1, with the shock capturing that
+/// `configure(solver)` sets. After each step, `count(solver, leaves)` counts what the test looks for on the
+/// present leaves. Checks that the run conserves to round-off and that hanging faces appear; returns the steps and
+/// the least and largest cell-average density at the end.
+struct AdaptiveSod {
+  int steps = 0;
+  double lowest = 1e300, highest = -1e300;
+};
+template <class Configure, class Count>
+AdaptiveSod run_adaptive_sod(Configure&& configure, Count&& count) {
   const Mesh start = adapt_start(periodic_grid_mesh(16, 1.0, 0.0));
   adapt::TriangleForest forest(start, Backend::cpu, 2);
   dg::EulerDG<2, double, euler::Flux::hll, FixedState> solver(forest, gamma_air, ghost(), dg::Strategy::colored);
-  solver.set_limiter(dg::Limiter::entropy_filter);
+  configure(solver);
   solver.set_positivity_limiter(1e-12);
   adapt::AdaptCriteria criteria;
   criteria.indicator = adapt::Indicator::density_jump;
   criteria.refine_above = 0.05, criteria.coarsen_below = 0.02, criteria.buffer = 1;
   solver.project(sod);
+  AdaptiveSod run;
   for (int level = 0; level < 2; ++level) {
     solver.flag_adaptation(criteria, forest);
-    ASSERT_TRUE(forest.adapt(adapt::Check::colors).valid());
+    EXPECT_TRUE(forest.adapt(adapt::Check::colors).valid());
     solver.remesh(forest);
     solver.project(sod);
   }
   const std::array<double, nv> before = totals(solver);
-  int steps = 0, filtered_at_hanging = 0;
   index_t hanging = 0;
   adapt::LeafMesh leaves = forest.to_host();
   while (solver.time() < 0.1 - 1e-12) {
     solver.step(dg::Integrator::ssprk3, std::min(solver.stable_dt(0.5), 0.1 - solver.time()));
-    // Elements the filter damped this step that touch a hanging face.
-    const std::vector<std::uint8_t> limited = solver.limited_cells();
-    for (index_t f = 0; f < leaves.num_faces(); ++f)
-      if ((leaves.face_left_half[f] != whole_edge || leaves.face_right_half[f] != whole_edge) &&
-          (limited[leaves.face_left[f]] || limited[leaves.face_right[f]]))
-        ++filtered_at_hanging;
-    if (++steps % 5 != 0) continue;
+    count(solver, leaves);
+    if (++run.steps % 5 != 0) continue;
     solver.flag_adaptation(criteria, forest);
     const adapt::AdaptReport report = forest.adapt(adapt::Check::colors);
-    ASSERT_TRUE(report.valid());
+    EXPECT_TRUE(report.valid());
     hanging = std::max(hanging, report.hanging_faces);
     solver.remesh(forest);
     leaves = forest.to_host();
   }
   EXPECT_GT(hanging, 0);
-  EXPECT_GT(filtered_at_hanging, 0);
   const std::array<double, nv> after = totals(solver);
   for (int v = 0; v < nv; ++v)
     EXPECT_NEAR(after[v], before[v], 1e-13 * std::max(std::abs(before[v]), std::abs(before[euler::density]))) << "variable " << v;
   const std::vector<double>& c = solver.solution();
-  double lowest = 1e300, highest = -1e300;
   for (index_t e = 0; e < solver.num_elements(); ++e)
-    lowest = std::min(lowest, c[e] * dg::mode0_value), highest = std::max(highest, c[e] * dg::mode0_value);
+    run.lowest = std::min(run.lowest, c[e] * dg::mode0_value), run.highest = std::max(run.highest, c[e] * dg::mode0_value);
+  return run;
+}
+
+/// Whether face f of the leaves is a hanging face.
+bool is_hanging(const adapt::LeafMesh& leaves, index_t f) {
+  return leaves.face_left_half[f] != whole_edge || leaves.face_right_half[f] != whole_edge;
+}
+
+TEST(AdaptiveRun, TheEntropyFilterCapturesSodOnAnAdaptingMesh) {
+  // run_adaptive_sod with the entropy filter. The filter reads both halves of each split edge for its bounds and
+  // the new leaves start unfiltered: the run conserves to round-off, the filter acts on leaves next to hanging
+  // faces, and no cell average leaves the initial density range by more than the density bound's tolerance below
+  // or 2 % above.
+  long filtered_at_hanging = 0;
+  const AdaptiveSod run = run_adaptive_sod([](auto& solver) { solver.set_limiter(dg::Limiter::entropy_filter); },
+                                           [&](const auto& solver, const adapt::LeafMesh& leaves) {
+                                             // Elements the filter damped this step that touch a hanging face.
+                                             const std::vector<std::uint8_t> limited = solver.limited_cells();
+                                             for (index_t f = 0; f < leaves.num_faces(); ++f)
+                                               if (is_hanging(leaves, f) && (limited[leaves.face_left[f]] || limited[leaves.face_right[f]]))
+                                                 ++filtered_at_hanging;
+                                           });
+  EXPECT_GT(filtered_at_hanging, 0);
   std::printf("Sod, p = 2, entropy filter, adapting every 5 steps: %d steps, cell-average density %.5f to %.5f, "
-              "%ld filtered elements beside hanging faces over the run\n", steps, lowest, highest, long(filtered_at_hanging));
-  EXPECT_GE(lowest, rho_right * (1 - 1e-3));
-  EXPECT_LE(highest, rho_left * 1.02);
+              "%ld filtered elements beside hanging faces over the run\n", run.steps, run.lowest, run.highest, filtered_at_hanging);
+  EXPECT_GE(run.lowest, rho_right * (1 - 1e-3));
+  EXPECT_LE(run.highest, rho_left * 1.02);
 }
 
 TEST(AdaptiveRun, SubcellBlendingCapturesSodOnAnAdaptingMesh) {
-  // The same run with subcell blending (p = 2, no slope limiter, positivity limiter): conservative to round-off on
-  // the adapting mesh, the blend acts, and every element beside a hanging face keeps the DG share 1 (its edge
-  // pieces do not match the finer side's).
-  const Mesh start = adapt_start(periodic_grid_mesh(16, 1.0, 0.0));
-  adapt::TriangleForest forest(start, Backend::cpu, 2);
-  dg::EulerDG<2, double, euler::Flux::hll, FixedState> solver(forest, gamma_air, ghost(), dg::Strategy::colored);
-  solver.set_subcell_blending(dg::default_blending_max(2));
-  solver.set_positivity_limiter(1e-12);
-  adapt::AdaptCriteria criteria;
-  criteria.indicator = adapt::Indicator::density_jump;
-  criteria.refine_above = 0.05, criteria.coarsen_below = 0.02, criteria.buffer = 1;
-  solver.project(sod);
-  for (int level = 0; level < 2; ++level) {
-    solver.flag_adaptation(criteria, forest);
-    ASSERT_TRUE(forest.adapt(adapt::Check::colors).valid());
-    solver.remesh(forest);
-    solver.project(sod);
-  }
-  const std::array<double, nv> before = totals(solver);
-  int steps = 0, blended = 0, blended_at_hanging = 0;
-  index_t hanging = 0;
-  adapt::LeafMesh leaves = forest.to_host();
-  while (solver.time() < 0.1 - 1e-12) {
-    solver.step(dg::Integrator::ssprk3, std::min(solver.stable_dt(0.5), 0.1 - solver.time()));
-    const std::vector<double> beta = solver.blending_shares();  // of the step's last stage
-    for (const double b : beta) blended += b < 1;
-    for (index_t f = 0; f < leaves.num_faces(); ++f)
-      if ((leaves.face_left_half[f] != whole_edge || leaves.face_right_half[f] != whole_edge) &&
-          (beta[leaves.face_left[f]] < 1 || beta[leaves.face_right[f]] < 1))
-        ++blended_at_hanging;
-    if (++steps % 5 != 0) continue;
-    solver.flag_adaptation(criteria, forest);
-    const adapt::AdaptReport report = forest.adapt(adapt::Check::colors);
-    ASSERT_TRUE(report.valid());
-    hanging = std::max(hanging, report.hanging_faces);
-    solver.remesh(forest);
-    leaves = forest.to_host();
-  }
-  EXPECT_GT(hanging, 0);
+  // run_adaptive_sod with subcell blending (no slope limiter): conservative to round-off on the adapting mesh, the
+  // blend acts, and every element beside a hanging face keeps the DG share 1 (its edge pieces do not match the
+  // finer side's).
+  long blended = 0, blended_at_hanging = 0;
+  const AdaptiveSod run = run_adaptive_sod([](auto& solver) { solver.set_subcell_blending(dg::default_blending_max(2)); },
+                                           [&](const auto& solver, const adapt::LeafMesh& leaves) {
+                                             const std::vector<double> beta = solver.blending_shares();  // the last stage's
+                                             for (const double b : beta) blended += b < 1;
+                                             for (index_t f = 0; f < leaves.num_faces(); ++f)
+                                               if (is_hanging(leaves, f) && (beta[leaves.face_left[f]] < 1 || beta[leaves.face_right[f]] < 1))
+                                                 ++blended_at_hanging;
+                                           });
   EXPECT_GT(blended, 0);
   EXPECT_EQ(blended_at_hanging, 0);
-  const std::array<double, nv> after = totals(solver);
-  for (int v = 0; v < nv; ++v)
-    EXPECT_NEAR(after[v], before[v], 1e-13 * std::max(std::abs(before[v]), std::abs(before[euler::density]))) << "variable " << v;
-  const std::vector<double>& c = solver.solution();
-  double lowest = 1e300, highest = -1e300;
-  for (index_t e = 0; e < solver.num_elements(); ++e)
-    lowest = std::min(lowest, c[e] * dg::mode0_value), highest = std::max(highest, c[e] * dg::mode0_value);
   std::printf("Sod, p = 2, subcell blending, adapting every 5 steps: %d steps, cell-average density %.5f to %.5f, "
-              "%d element-steps blended\n", steps, lowest, highest, blended);
-  EXPECT_GE(lowest, rho_right * 0.98);
-  EXPECT_LE(highest, rho_left * 1.02);
+              "%ld element-steps blended\n", run.steps, run.lowest, run.highest, blended);
+  EXPECT_GE(run.lowest, rho_right * 0.98);
+  EXPECT_LE(run.highest, rho_left * 1.02);
 }
 
 }  // namespace
