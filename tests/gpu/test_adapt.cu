@@ -175,13 +175,15 @@ TEST(GpuAdapt, SolverStepsAndFollowsAdaptationsAsOnTheCpu) {
         for (index_t e = 0; e < k; ++e)
           state[(std::size_t(v) * nm + m) * k + e] = (m == 0 ? u[v] / dg::mode0_value : 0.0) + wobble(random) * std::abs(u[v]);
     a.set_solution(state), b.set_solution(state);
+    // Within 1e-12, not to the last bit: the buffered strategy sums an element's face terms in
+    // another order on the GPU, and the GPU fuses multiply-adds (1.3e-13 seen on an H200 after two steps).
     a.step(dg::Integrator::ssprk3, 1e-3), b.step(dg::Integrator::ssprk3, 1e-3);
-    EXPECT_LT(relative_difference(a.solution(), b.solution()), 1e-13) << "after a step";
+    EXPECT_LT(relative_difference(a.solution(), b.solution()), 1e-12) << "after a step";
     adapt_both();
     a.remesh(cpu), b.remesh(gpu);
-    EXPECT_LT(relative_difference(a.solution(), b.solution()), 1e-13) << "after a transfer";
+    EXPECT_LT(relative_difference(a.solution(), b.solution()), 1e-12) << "after a transfer";
     a.step(dg::Integrator::ssprk3, 1e-3), b.step(dg::Integrator::ssprk3, 1e-3);
-    EXPECT_LT(relative_difference(a.solution(), b.solution()), 1e-13) << "after a step on the new mesh";
+    EXPECT_LT(relative_difference(a.solution(), b.solution()), 1e-12) << "after a step on the new mesh";
   }
 }
 
