@@ -98,6 +98,7 @@ class OutputSeries {
         output::sample_solution(mesh, simulation.options().order, simulation.options().gamma, simulation.solution(),
                                 simulation.limited_cells(), simulation.time());
     if (exact) output::add_exact_solution(sampled, simulation.options().gamma, exact);
+    sampled.blending = simulation.blending_cells();
     output::write_vtu(folder_ + "/" + file, sampled, fields_);
     outputs_.emplace_back(simulation.time(), file);
     collection_.add(simulation.time(), file);

@@ -108,8 +108,7 @@ class EulerDG {
     integrator_.resize(values);
     if (strategy_ == Strategy::buffered) buffer_.resize(std::size_t(2) * nv * num_modes * std::size_t(mesh_.num_faces()));
     if (limiter_ == Limiter::entropy_filter && P > 0) {
-      entropy_.resize(2 * std::size_t(k)), entropy_bound_.resize(2 * std::size_t(k)), filter_strength_.resize(k);
-      forall(backend_, k, SetAll<Real>{filter_strength_.data(), Real(1)});
+      size_entropy_filter();
     } else if (limiter_ != Limiter::none && P > 0) {
       troubled_.resize(k);
       taylor_.resize(values);
@@ -347,7 +346,8 @@ class EulerDG {
     std::size_t mesh = 0;      ///< geometry, connectivity and reference tables
     std::size_t solution = 0;  ///< the solution, the integrator's work vectors and the clock
     std::size_t strategy = 0;  ///< the race strategy's buffers (buffered only)
-    std::size_t limiter = 0;   ///< the slope limiter's Taylor coefficients, bounds and flags, the refinement indicator's values
+    std::size_t limiter = 0;   ///< the limiters' arrays (Taylor coefficients, bounds, flags, the entropy filter's bounds), the
+                               ///< subcell blend's shares and face fluxes, the refinement indicator's values
     std::size_t total() const { return mesh + solution + strategy + limiter; }
   };
   MemoryUse memory_use() const {
@@ -355,26 +355,36 @@ class EulerDG {
     use.mesh = mesh_bytes_;
     use.solution = c_.bytes() + next_.held_bytes() + integrator_.bytes() + clock_.bytes() + step_min_.bytes() + eval_clock_.bytes();
     use.strategy = buffer_.bytes();
-    use.limiter = taylor_.bytes() + bounds_.bytes() + troubled_.bytes() + indicator_.held_bytes() + indicator_mean_.held_bytes() +
-                  ring_flags_.held_bytes();
+    use.limiter = taylor_.bytes() + bounds_.bytes() + troubled_.held_bytes() + indicator_.held_bytes() + indicator_mean_.held_bytes() +
+                  ring_flags_.held_bytes() + entropy_.held_bytes() + entropy_bound_.held_bytes() + filter_strength_.held_bytes() +
+                  blend_alpha_.held_bytes() + blend_beta_.held_bytes() + blend_touching_.held_bytes() + blend_high_.held_bytes() +
+                  blend_low_.held_bytes();
     return use;
   }
 
-  /// out (the DG right-hand side of c) becomes the subcell blend (set_subcell_blending).
+  /// out (the DG right-hand side of c) becomes the subcell blend (set_subcell_blending). Within a step the
+  /// shares are formed at the first stage, from the state the step starts from, and kept for the others: the
+  /// KXRCF pass that gates them costs as much as the volume term, and a share that lags a stage still gives a
+  /// convex blend (conservative, positivity as the finite volumes'). Outside a step (rhs, profiles) every call
+  /// forms them.
   void blend_subcells(const Real* c, const Real* clock, Real stage_fraction, Real* out) {
     const index_t nf = mesh_.num_faces();
     const Faces<Real> fc = faces();
     const std::uint8_t* touching = fc.left_half == nullptr ? nullptr : blend_touching_.data();
-    if (!fixed_shares_) {
-      const std::uint8_t* troubled = nullptr;
-      if (troubled_cells_only_) {
-        flag_troubled_cells(c);
-        troubled = troubled_.data();
+    const bool form_shares = blend_stage_ <= 0;
+    if (blend_stage_ >= 0) ++blend_stage_;
+    if (form_shares) {
+      if (!fixed_shares_) {
+        const std::uint8_t* troubled = nullptr;
+        if (troubled_cells_only_) {
+          flag_troubled_cells(c);
+          troubled = troubled_.data();
+        }
+        launch(k_, BlendingShares<P, Real>{k_, gamma_, Real(blending_alpha_min), blend_alpha_max_, c, d_.tables, touching,
+                                           troubled, blend_alpha_.data()});
       }
-      launch(k_, BlendingShares<P, Real>{k_, gamma_, Real(blending_alpha_min), blend_alpha_max_, c, d_.tables, touching, troubled,
-                                         blend_alpha_.data()});
+      launch(k_, SmoothShares<Real>{mesh_.view().element_neighbors, touching, blend_alpha_.data(), blend_beta_.data()});
     }
-    launch(k_, SmoothShares<Real>{mesh_.view().element_neighbors, touching, blend_alpha_.data(), blend_beta_.data()});
     launch(nf, SubcellFaceFluxes<P, Real, F, Boundary>{face_integrals(c, clock, stage_fraction), d_.subcells, blend_beta_.data(), nf,
                                                        blend_high_.data(), blend_low_.data()});
     launch(k_, SubcellBlend<P, Real, F>{k_, nf, gamma_, c, out, d_.tables, d_.subcells, mesh_.view().geometry, fc, mesh_.view().element_faces,
@@ -384,6 +394,7 @@ class EulerDG {
   void size_blending() {
     const std::size_t face_values = std::size_t(nv) * face_points(P) * mesh_.num_faces();
     fit(blend_alpha_, k_, "the subcell blend's shares"), fit(blend_beta_, k_, "the subcell blend's shares");
+    forall(backend_, k_, SetAll<Real>{blend_beta_.data(), Real(1)});  // what an output before the first step shows
     if (troubled_cells_only_) fit(troubled_, k_, "troubled-cell flags");
     fit(blend_high_, face_values, "the subcell blend's face fluxes"), fit(blend_low_, face_values, "the subcell blend's face fluxes");
     // Which elements touch a hanging face depends on the mesh alone: found here, once per mesh, not per stage.
@@ -392,6 +403,12 @@ class EulerDG {
       fit(blend_touching_, k_, "the subcell blend's hanging-face flags");
       forall(backend_, k_, TouchesHangingFace<Real>{mesh_.view().element_faces, fc, blend_touching_.data()});
     }
+  }
+  /// The entropy filter's arrays for the present mesh (grown, never shrunk); every strength 1 (untouched).
+  void size_entropy_filter() {
+    fit(entropy_, 2 * std::size_t(k_), "the entropy filter's bounds"), fit(entropy_bound_, 2 * std::size_t(k_), "the entropy filter's bounds");
+    fit(filter_strength_, k_, "the entropy filter's strengths");
+    forall(backend_, k_, SetAll<Real>{filter_strength_.data(), Real(1)});
   }
   /// b holds n values in the backend's memory: allocated the first time, resized (grown by capacity) after.
   template <class T>
@@ -450,10 +467,7 @@ class EulerDG {
     if (limiter == Limiter::none || P == 0) return;
     entropy_stale_ = true;
     if (limiter == Limiter::entropy_filter) {
-      for (Buffer<Real>* b : {&entropy_, &entropy_bound_})
-        if (b->size() != 2 * std::size_t(k_)) *b = Buffer<Real>(backend_, 2 * std::size_t(k_), "the entropy filter's bounds");
-      if (filter_strength_.size() != std::size_t(k_)) filter_strength_ = Buffer<Real>(backend_, k_, "the entropy filter's strengths");
-      forall(backend_, k_, SetAll<Real>{filter_strength_.data(), Real(1)});
+      size_entropy_filter();
       return;
     }
     ensure_troubled_flags();
@@ -713,6 +727,10 @@ class EulerDG {
     } scope{stop_guard_ = clock};
     auto rhs_of = [this, clock](const Real* c, Real stage_fraction, Real* out) { eval_rhs(c, clock, stage_fraction, out); };
     // limit() launches nothing when no limiter is on.
+    struct StageCount {  // the subcell blend forms its shares at the step's first stage only
+      int& stage;
+      ~StageCount() { stage = -1; }
+    } count{blend_stage_ = 0};
     integrator_.step(plan.method, clock, c_.data(), rhs_of, [this](Real* c) { limit(c); }, FusedStage{this, clock});
     forall(backend_, 1, AdvanceClock<Real>{clock, plan.end});
   }
@@ -988,6 +1006,7 @@ class EulerDG {
   Buffer<Real> blend_alpha_, blend_beta_;  // [elements] finite-volume shares, then DG shares
   Buffer<std::uint8_t> blend_touching_;    // [elements] beside a hanging face
   Buffer<Real> blend_high_, blend_low_;    // [vars][face points][faces] SubcellFaceFluxes' fluxes
+  int blend_stage_ = -1;  // the right-hand side's number within the step being recorded; -1 outside a step
   Buffer<double> indicator_, indicator_mean_;  // [elements] the refinement indicator's values, a variable's cell averages
   Buffer<std::uint8_t> ring_flags_;     // [elements] scratch of the buffer rings and the kxrcf indicator's flags
   Buffer<bc::Kind> boundary_kinds_;     // a GroupBoundary's tables on the device

@@ -94,6 +94,9 @@ class Simulation {
   /// Per element, 1 where the slope limiter's indicator flagged the cell at the last limiting (all 0 without
   /// a slope limiter).
   virtual std::vector<std::uint8_t> limited_cells() = 0;
+  /// Per element, the finite-volume share of subcell shock capturing (1 - the DG share; 0: pure DG) at the last
+  /// step; empty when the run has no subcell shock capturing.
+  virtual std::vector<double> blending_cells() const = 0;
   virtual MemoryUse memory_use() const = 0;
   /// For a solver on an adaptive forest's leaves (make_simulation of a forest): sets the forest's flags for
   /// its next adaptation from the indicator of `criteria` on the present solution (EulerDG::flag_adaptation).

@@ -54,6 +54,13 @@ class SimulationOf final : public Simulation {
     solver_.set_time(Real(time));
   }
   std::vector<std::uint8_t> limited_cells() override { return solver_.limited_cells(); }
+  std::vector<double> blending_cells() const override {
+    if (!solver_.blending_on()) return {};
+    const std::vector<Real> beta = solver_.blending_shares();
+    std::vector<double> share(beta.size());
+    for (std::size_t e = 0; e < beta.size(); ++e) share[e] = 1.0 - double(beta[e]);
+    return share;
+  }
   std::vector<KernelTime> profile(int repeats) override {
     const Backend backend = options_.backend;
     const Buffer<Real>& solution = solver_.solution_buffer();

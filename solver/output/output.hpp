@@ -36,6 +36,7 @@ struct SampledSolution {
   std::vector<std::int64_t> element_id;                      ///< [cells] the element's number in the mesh file
   std::vector<std::uint8_t> limited;                         ///< [cells] 1 where the slope limiter acted
   std::vector<std::uint8_t> level;  ///< [cells] refinement level on an adapted mesh (mesh.leaf_level), else empty
+  std::vector<double> blending;     ///< [cells] subcell shock capturing's finite-volume share (0: pure DG), else empty
   index_t num_cells() const { return static_cast<index_t>(element_id.size()); }
   index_t num_points() const { return static_cast<index_t>(x.size()); }
 };

@@ -110,6 +110,13 @@ void write_vtu(const std::string& path, const SampledSolution& solution, const s
     for (index_t e = 0; e < solution.num_cells(); ++e) level->SetValue(e, solution.level[e]);
     grid->GetCellData()->AddArray(level);
   }
+  if (!solution.blending.empty()) {  // subcell shock capturing: where, and how much, finite volumes act
+    vtkNew<vtkDoubleArray> blending;
+    blending->SetName("blending");
+    blending->SetNumberOfValues(solution.num_cells());
+    for (index_t e = 0; e < solution.num_cells(); ++e) blending->SetValue(e, solution.blending[e]);
+    grid->GetCellData()->AddArray(blending);
+  }
   // The time travels in the file too (field data TimeValue), for readers that open a single .vtu.
   vtkNew<vtkDoubleArray> time;
   time->SetName("TimeValue");

@@ -194,6 +194,10 @@ if contains "$help" "case"; then
     check "run lists them in the .pvd" grep -q 'timestep="0.002" group="" part="0" file="double_mach_0001.vtu"' \
       "$work/run/double_mach.pvd"
     check "run leaves no temporary file" test -z "$(find "$work/run" -name '*.tmp')"
+    check "a run without subcell shock capturing writes no blending field" test -z "$(grep -o 'Name="blending"' "$work/run/double_mach_0001.vtu")"
+    "$kempe" run "$source_dir/cases/double_mach.yaml" --set mesh.size=0.1 --set time.end=0.002 --set solver.order=2 \
+      --set solver.limiter=none --set solver.shock_capturing=subcell --output "$work/run_subcell" --quiet
+    check "subcell shock capturing writes its shares as the blending field" grep -q 'Name="blending"' "$work/run_subcell/double_mach_0001.vtu"
   else
     check "run without VTK says so" contains "$run_out" "this build has no VTK"
   fi

@@ -146,9 +146,11 @@ std::array<double, 2> blast_drift(const Mesh& mesh, const std::vector<double>& s
   dg::EulerDG<P, double, euler::Flux::hll, bc::GroupBoundary<double>> solver(
       mesh, gamma_air, bc::GroupBoundary<double>{kinds, nullptr, gamma_air}, dg::Strategy::colored);
   solver.set_positivity_limiter(1e-12);
-  if (shares.empty())
+  if (shares.empty()) {
     solver.set_subcell_blending(dg::default_blending_max(P));
-  else
+    // The blend's face fluxes (high and low, [vars][face points][faces]) count in the memory report.
+    EXPECT_GE(solver.memory_use().limiter, 2 * std::size_t(euler::num_vars) * dg::face_points(P) * mesh.num_faces() * sizeof(double));
+  } else
     solver.set_blending_shares(shares);
   solver.project([](double x, double y, double* out) {
     const bool inside = (x - 0.4) * (x - 0.4) + (y - 0.55) * (y - 0.55) < 0.06;
@@ -183,6 +185,40 @@ TEST(SubcellBlend, ConservesMassAndEnergy) {
     EXPECT_LT(drift[0], 1e-13) << "mass";
     EXPECT_LT(drift[1], 1e-13) << "energy";
   }
+}
+
+TEST(SubcellBlend, FormsItsSharesOncePerStepFromTheStateItStartsFrom) {
+  // The shares of a step are those of its first stage's state (the KXRCF gate is not paid at every stage):
+  // the same as a right-hand side of that state alone forms, and new ones at the next step.
+  const Mesh mesh = jittered_square();
+  const bc::Kind kinds[] = {bc::Kind::wall};
+  dg::EulerDG<2, double, euler::Flux::hll, bc::GroupBoundary<double>> solver(
+      mesh, gamma_air, bc::GroupBoundary<double>{kinds, nullptr, gamma_air}, dg::Strategy::colored);
+  solver.set_positivity_limiter(1e-12);
+  solver.set_subcell_blending(dg::default_blending_max(2));
+  EXPECT_EQ(solver.blending_shares(), std::vector<double>(mesh.num_elements(), 1.0)) << "pure DG before any step";
+  solver.project([](double x, double y, double* out) {
+    const bool inside = (x - 0.4) * (x - 0.4) + (y - 0.55) * (y - 0.55) < 0.06;
+    euler::conserved(inside ? 4.0 : 1.0, 0.0, 0.0, inside ? 40.0 : 1.0, gamma_air, out);
+  });
+  const double dt = solver.stable_dt(0.4);
+  for (int s = 0; s < 5; ++s) solver.step(dg::Integrator::ssprk3, dt);
+  std::vector<double> out;
+  auto shares_of_rhs = [&] {
+    const std::vector<double> c = solver.solution();
+    out.assign(c.size(), 0.0);
+    solver.rhs(c, solver.time(), out);
+    return solver.blending_shares();
+  };
+  const std::vector<double> at_start = shares_of_rhs();
+  EXPECT_LT(*std::min_element(at_start.begin(), at_start.end()), 1.0) << "the blast blends somewhere";
+  solver.step(dg::Integrator::ssprk3, dt);
+  EXPECT_EQ(solver.blending_shares(), at_start) << "a step's shares are its first stage's";
+  for (int s = 0; s < 20; ++s) solver.step(dg::Integrator::ssprk3, dt);  // the blast moves on
+  const std::vector<double> later = shares_of_rhs();
+  EXPECT_NE(later, at_start) << "the shares follow the blast";
+  solver.step(dg::Integrator::ssprk3, dt);
+  EXPECT_EQ(solver.blending_shares(), later) << "each step forms its own";
 }
 
 TEST(SubcellBlend, RefusesSharesOutsideTheUnitInterval) {
