@@ -107,7 +107,7 @@ const std::vector<Setting> table = {
      shock_capturing_names},
     {"solver.blending_max", T::real, "0",
      "the largest finite-volume share of an element under `shock_capturing: subcell`; 0: the order's default (0.1 "
-     "at p <= 2, 0.25 at p = 3, 0.5 at p >= 4)",
+     "at p <= 2, 0.15 at p = 3, 0.25 at p >= 4: dg::default_blending_max)",
      nullptr, 0, 1},
     {"solver.troubled_cells_only", T::boolean, "true", "limit (and under `shock_capturing: subcell`, blend) only the cells the KXRCF indicator flags"},
     {"solver.curved_boundaries", T::boolean, "true",

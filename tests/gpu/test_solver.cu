@@ -108,14 +108,23 @@ Mesh sod_box() {
       mesh.face_boundary[f] = mesh.normal_y[f] < -0.5 ? 0 : mesh.normal_y[f] > 0.5 ? 1 : mesh.normal_x[f] < 0 ? 2 : 3;
   return test::prepared(std::move(mesh));
 }
+/// sod_box with its boundary conditions (walls above and below, outflow at the ends); the boundary functor points
+/// into this struct, so it is built in place and not copied.
+struct SodBox {
+  Mesh mesh = sod_box();
+  bc::Kind kinds[4] = {bc::Kind::wall, bc::Kind::wall, bc::Kind::outflow, bc::Kind::outflow};
+  std::vector<double> states = std::vector<double>(4 * euler::num_vars, 1.0);
+  bc::GroupBoundary<double> boundary{kinds, states.data(), gamma_air};
+  SodBox() = default;
+  SodBox(const SodBox&) = delete;
+};
 void sod_state(double x, double, double* u) { euler::conserved(x < 0.5 ? 1.0 : 0.125, 0.0, 0.0, x < 0.5 ? 1.0 : 0.1, gamma_air, u); }
 
 TEST(GpuSolver, ShockTubesWithLimitersMatchCpu) {
   SKIP_WITHOUT_GPU();
-  const Mesh mesh = sod_box();
-  const bc::Kind kinds[] = {bc::Kind::wall, bc::Kind::wall, bc::Kind::outflow, bc::Kind::outflow};
-  const std::vector<double> states(4 * euler::num_vars, 1.0);
-  const bc::GroupBoundary<double> boundary{kinds, states.data(), gamma_air};
+  const SodBox box;
+  const Mesh& mesh = box.mesh;
+  const bc::GroupBoundary<double>& boundary = box.boundary;
   for (const dg::Limiter limiter : {dg::Limiter::vertex, dg::Limiter::moment}) {
     const std::string name(dg::limiters[int(limiter)].name);
     auto setup = [limiter](auto& solver) {
@@ -130,10 +139,9 @@ TEST(GpuSolver, ShockTubesWithLimitersMatchCpu) {
 TEST(GpuSolver, SubcellBlendingMatchesCpu) {
   SKIP_WITHOUT_GPU();
   // The shares come from the indicator in double on both sides; the blend runs where they are below 1.
-  const Mesh mesh = sod_box();
-  const bc::Kind kinds[] = {bc::Kind::wall, bc::Kind::wall, bc::Kind::outflow, bc::Kind::outflow};
-  const std::vector<double> states(4 * euler::num_vars, 1.0);
-  const bc::GroupBoundary<double> boundary{kinds, states.data(), gamma_air};
+  const SodBox box;
+  const Mesh& mesh = box.mesh;
+  const bc::GroupBoundary<double>& boundary = box.boundary;
   auto setup = [](auto& solver) {
     solver.set_subcell_blending(0.25);
     solver.set_positivity_limiter(1e-12);
