@@ -5,8 +5,8 @@
 # row per case: the L1 density error against the exact solution at the end time (the case's `output.exact`), and
 # each configuration's ratio to the vertex limiter's p = 1.
 # Usage: bench/shock_tubes.sh [SIZE] [OUTDIR]   (defaults 0.01, about 100 elements along the channel, and
-#   /tmp/kempe_shock_tubes; the cases' own size is 0.005). CONFIGS="order:limiter:shock_capturing ..." overrides
-#   the columns.
+#   /tmp/kempe_shock_tubes; the cases' own size is 0.005). CONFIGS="order:limiter:shock_capturing[:subcell_order] ..."
+#   overrides the columns (subcell_order 1 unless given).
 set -euo pipefail
 size="${1:-0.01}"
 out="${2:-/tmp/kempe_shock_tubes}"
@@ -16,8 +16,9 @@ mkdir -p "$out"
 header="| case |"
 rule="|---|"
 for config in "${configs[@]}"; do
-  IFS=: read -r order limiter capturing <<< "$config"
+  IFS=: read -r order limiter capturing subcells <<< "$config"
   [[ $capturing == none ]] && header+=" $limiter p = $order |" || header+=" $capturing p = $order |"
+  [[ ${subcells:-1} == 2 ]] && header="${header% |}, second-order subcells |"
   rule+="---|"
 done
 echo "$header"
@@ -26,10 +27,10 @@ for case in sod toro2 toro3 toro4 toro5; do
   row="| $case |"
   base=""
   for config in "${configs[@]}"; do
-    IFS=: read -r order limiter capturing <<< "$config"
-    log="$out/${case}_p${order}_${limiter}_${capturing}.txt"
+    IFS=: read -r order limiter capturing subcells <<< "$config"
+    log="$out/${case}_p${order}_${limiter}_${capturing}_${subcells:-1}.txt"
     "$kempe" run "cases/$case.yaml" --set mesh.size="$size" --set solver.order="$order" --set solver.limiter="$limiter" \
-      --set solver.shock_capturing="$capturing" --output "$out/$case" > "$log" 2>&1
+      --set solver.shock_capturing="$capturing" --set solver.subcell_order="${subcells:-1}" --output "$out/$case" > "$log" 2>&1
     error=$(grep "density error" "$log" | tail -1 | sed 's/.*L1 \([^,]*\),.*/\1/')
     [[ -z $base ]] && base=$error
     row+=" $(python3 -c "print('%.3e (%.2f)' % ($error, $error / $base))") |"

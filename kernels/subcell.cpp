@@ -84,6 +84,7 @@ SubcellOperators subcell_operators(int order) {
       return {(a[0] + b[0]) / 2, (a[1] + b[1]) / 2};
     };
     std::map<std::pair<int, int>, int> dual_face_of;
+    std::vector<Point> crossings;  // [dual faces]
     auto sub_triangle = [&](const std::array<std::array<int, 2>, 3>& nodes) {
       Point centroid{0, 0};
       for (const auto& n : nodes) {
@@ -108,6 +109,7 @@ SubcellOperators subcell_operators(int order) {
         auto [it, fresh] = dual_face_of.emplace(key, ops.num_dual_faces);
         if (fresh) {
           ++ops.num_dual_faces;
+          crossings.push_back(st);
           ops.dual_face_cells.insert(ops.dual_face_cells.end(), {key.first, key.second});
           ops.dual_face_normal.insert(ops.dual_face_normal.end(), {0.0, 0.0});
         }
@@ -126,6 +128,9 @@ SubcellOperators subcell_operators(int order) {
         const Point x = lattice.point(i, j);
         ops.cell_r[lattice.index(i, j)] = x[0], ops.cell_s[lattice.index(i, j)] = x[1];
       }
+    ops.dual_face_basis.resize(std::size_t(ops.num_dual_faces) * nm);
+    for (int d = 0; d < ops.num_dual_faces; ++d)
+      for (int m = 0; m < nm; ++m) ops.dual_face_basis[std::size_t(d) * nm + m] = basis::mode(m, crossings[d][0], crossings[d][1]);
     for (int q = 0; q < nq; ++q) {
       const int n = rank[q];
       ops.face_point_cell[0 * nq + q] = lattice.index(n, 0);

@@ -28,6 +28,9 @@ struct SubcellOperators {
   std::vector<int> dual_face_cells;
   std::vector<double> dual_face_normal;
   int num_dual_faces = 0;
+  /// [dual faces][modes] each mode at the point where the dual face crosses the lattice segment of its two
+  /// cells: where the second-order subcell fluxes read the DG polynomial (kernels/subcell_K.hpp).
+  std::vector<double> dual_face_basis;
   /// [3 local faces][p + 1 face points] the cell that owns face point q of local face k (face points run from
   /// vertex k to vertex k + 1, kernels/triangle.hpp).
   std::vector<int> face_point_cell;

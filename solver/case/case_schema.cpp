@@ -101,13 +101,19 @@ const std::vector<Setting> table = {
     {"solver.flux", T::choice, "hllc", "numerical flux (approximate Riemann solver)", flux_names},
     {"solver.limiter", T::choice, "none", "slope limiter", limiter_names},
     {"solver.shock_capturing", T::choice, "none",
-     "shock capturing in the right-hand side: `subcell` blends each element's DG right-hand side with first-order "
-     "finite volumes on its subcells (as many as modes), by the share Hennemann et al.'s modal indicator gives "
-     "(combine with `limiter: none` and the positivity limiter)",
+     "shock capturing in the right-hand side: `subcell` blends each element's DG right-hand side with finite "
+     "volumes on its subcells (as many as modes), by the share Hennemann et al.'s modal indicator gives (combine "
+     "with `limiter: none` and the positivity limiter)",
      shock_capturing_names},
+    {"solver.subcell_order", T::integer, "1",
+     "the order of the subcell finite volumes under `shock_capturing: subcell`: 1 (each subcell's mean on its side "
+     "of every flux) or 2 (the DG solution at the subcell face, moved from the mean by at most half the way to "
+     "the neighbouring subcell's; sharper fronts, with a larger default share at p = 2)",
+     nullptr, 1, 2},
     {"solver.blending_max", T::real, "0",
-     "the largest finite-volume share of an element under `shock_capturing: subcell`; 0: the order's default (0.1 "
-     "at p <= 2, 0.15 at p = 3, 0.25 at p >= 4: dg::default_blending_max)",
+     "the largest finite-volume share of an element under `shock_capturing: subcell`; 0: the default for the order "
+     "and subcell order (first-order subcells: 0.1 at p <= 2, 0.15 at p = 3, 0.25 at p >= 4; second-order: 0.1 "
+     "at p = 1, 0.4 at p = 2, 0.5 at p >= 3: dg::default_blending_max)",
      nullptr, 0, 1},
     {"solver.troubled_cells_only", T::boolean, "true", "limit (and under `shock_capturing: subcell`, blend) only the cells the KXRCF indicator flags"},
     {"solver.curved_boundaries", T::boolean, "true",

@@ -172,6 +172,7 @@ sim::SolverOptions solver_options(const cases::CaseFile& c) {
   s.moment_theta = c.real("solver.moment_theta");
   s.shock_capturing = dg::shock_capturing_from_name(c.text("solver.shock_capturing"));
   s.blending_max = c.real("solver.blending_max");
+  s.subcell_order = static_cast<int>(c.integer("solver.subcell_order"));
   s.entropy_tolerance = c.real("solver.entropy_tolerance");
   s.density_tolerance = c.real("solver.density_tolerance");
   s.troubled_cells_only = c.boolean("solver.troubled_cells_only");

@@ -264,26 +264,32 @@ class EulerDG {
   }
 
   /// Subcell shock capturing (kernels/subcell_K.hpp): each right-hand side becomes a blend of the DG scheme's
-  /// and first-order finite volumes' on the elements' subcells, the finite-volume share from Hennemann et al.'s
-  /// modal indicator, at most alpha_max (0 turns it off), in the elements the KXRCF indicator flags (all of them
-  /// when set_limiter's troubled_cells_only is false). std::invalid_argument outside [0, 1].
-  void set_subcell_blending(double alpha_max) {
+  /// and that of finite volumes of order `subcell_order` (1 or 2: subcell_state) on the elements' subcells, the finite-volume share from Hennemann et al.'s modal indicator, at most alpha_max (0 turns it
+  /// off), in the elements the KXRCF indicator flags (all of them when set_limiter's troubled_cells_only is
+  /// false). std::invalid_argument for alpha_max outside [0, 1] or another subcell order.
+  void set_subcell_blending(double alpha_max, int subcell_order = 1) {
     if (!(alpha_max >= 0 && alpha_max <= 1))
       throw std::invalid_argument("subcell blending alpha_max " + std::to_string(alpha_max) + ": expected a value in [0, 1]");
+    if (subcell_order < 1 || subcell_order > 2)
+      throw std::invalid_argument("subcell finite volumes of order " + std::to_string(subcell_order) + ": expected 1 or 2");
     blend_alpha_max_ = Real(alpha_max);
     fixed_shares_ = false;
+    d_.subcells.order = subcell_order;
     step_graph_.clear();
     if (blending_on()) size_blending();
   }
   bool blending_on() const { return P > 0 && blend_alpha_max_ > Real(0); }
   /// Fixes each element's finite-volume share (before smoothing) to alpha[e] in [0, 1] instead of the indicator's,
   /// and turns the blend on: for tests of the blend itself (a uniform flow stays uniform, the scheme conserves,
-  /// alpha = 1 everywhere is finite volumes on the subcells). std::invalid_argument on a wrong size or value.
-  void set_blending_shares(const std::vector<Real>& alpha) {
+  /// alpha = 1 everywhere is finite volumes on the subcells), with finite volumes of order subcell_order as in
+  /// set_subcell_blending. std::invalid_argument on a wrong size or value.
+  void set_blending_shares(const std::vector<Real>& alpha, int subcell_order = 1) {
     if (alpha.size() != std::size_t(k_)) throw std::invalid_argument("set_blending_shares: expected one share per element");
     for (const Real a : alpha)
       if (!(a >= Real(0) && a <= Real(1))) throw std::invalid_argument("set_blending_shares: a share outside [0, 1]");
+    if (subcell_order < 1 || subcell_order > 2) throw std::invalid_argument("set_blending_shares: subcell order not 1 or 2");
     if (P == 0) return;
+    d_.subcells.order = subcell_order;
     blend_alpha_max_ = Real(1);
     fixed_shares_ = true;
     size_blending();
@@ -684,6 +690,7 @@ class EulerDG {
     subcell_normal_ = convert(sub.dual_face_normal);
     subcell_pairs_.assign(sub.dual_face_cells.begin(), sub.dual_face_cells.end());
     subcell_face_cell_.assign(sub.face_point_cell.begin(), sub.face_point_cell.end());
+    subcell_dual_basis_ = convert(sub.dual_face_basis);
   }
 
   void require_cpu(const char* what) const {
@@ -864,6 +871,7 @@ class EulerDG {
     visit(subcell_normal_, "subcell normals", d_.subcells.dual_face_normal);
     visit(subcell_pairs_, "subcell faces", d_.subcells.dual_face_cells);
     visit(subcell_face_cell_, "subcell faces", d_.subcells.face_point_cell);
+    visit(subcell_dual_basis_, "subcell dual-face basis", d_.subcells.dual_face_basis);
   }
 
   /// A boundary functor that holds only values travels to the device as it is.
@@ -980,7 +988,7 @@ class EulerDG {
   std::vector<double> volume_r_, volume_s_;
   std::vector<Real> check_basis_;  // [volume points + 3 face points][modes]
   std::vector<Real> taylor_from_modes_, degree_part_;  // TriangleOperators' limiter tables
-  std::vector<Real> subcell_average_, subcell_modes_, subcell_area_, subcell_normal_;  // SubcellOperators
+  std::vector<Real> subcell_average_, subcell_modes_, subcell_area_, subcell_normal_, subcell_dual_basis_;  // SubcellOperators
   std::vector<std::int32_t> subcell_pairs_, subcell_face_cell_;
   Real positivity_epsilon_ = Real(0);
   Limiter limiter_ = Limiter::none;

@@ -28,7 +28,8 @@ class SimulationOf final : public Simulation {
     solver_.set_limiter(options.limiter, options.moment_theta, options.troubled_cells_only);
     solver_.set_entropy_tolerances(options.entropy_tolerance, options.density_tolerance);
     if (options.shock_capturing == dg::ShockCapturing::subcell)
-      solver_.set_subcell_blending(options.blending_max > 0 ? options.blending_max : dg::default_blending_max(P));
+      solver_.set_subcell_blending(options.blending_max > 0 ? options.blending_max : dg::default_blending_max(P, options.subcell_order),
+                                   options.subcell_order);
     solver_.set_positivity_limiter(Real(options.positivity));
     solver_.set_curved_boundaries(options.curved_boundaries);
   }

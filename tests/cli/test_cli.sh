@@ -294,6 +294,13 @@ YAML
     "$kempe" case check "$source_dir/cases/sod.yaml" --no-mesh --set solver.entropy_tolerance=2
   expect_fail "solver.density_tolerance out of range" "solver.density_tolerance: expected real in [0, 0.5], got -1" \
     "$kempe" case check "$source_dir/cases/sod.yaml" --no-mesh --set solver.density_tolerance=-1
+  # Subcell shock capturing's finite-volume order from the case file: kept in the resolved case; out of range refused.
+  check "a Sod run with second-order subcells at p = 2" "$kempe" run "$source_dir/cases/sod.yaml" --set mesh.size=0.1 \
+    --set solver.order=2 --set solver.shock_capturing=subcell --set solver.subcell_order=2 --set output.interval=0 \
+    --output "$work/sod_subcell" --quiet
+  check "its resolved case keeps the subcell order" grep -q "subcell_order: 2" "$work/sod_subcell/sod.resolved.yaml"
+  expect_fail "solver.subcell_order out of range" "solver.subcell_order: expected integer in [1, 2], got 3" \
+    "$kempe" case check "$source_dir/cases/sod.yaml" --no-mesh --set solver.subcell_order=3
   expect_fail "a mistyped limiter" "unknown value 'entropy_filtr'; did you mean 'entropy_filter'?" \
     "$kempe" case check "$source_dir/cases/sod.yaml" --no-mesh --set solver.limiter=entropy_filtr
   # solver.curved_boundaries reaches the solver: on the bump's curved wall the entropy error differs, and the

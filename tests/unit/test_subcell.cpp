@@ -105,7 +105,7 @@ std::vector<double> random_shares(index_t k, unsigned seed) {
 }
 
 template <int P>
-void check_uniform_flow(const Mesh& mesh, dg::Strategy strategy) {
+void check_uniform_flow(const Mesh& mesh, dg::Strategy strategy, int subcell_order) {
   const double rho = 1.3, u = 0.7, v = -0.4, p = 2.1;
   std::vector<double> state(euler::num_vars);
   euler::conserved(rho, u, v, p, gamma_air, state.data());
@@ -117,41 +117,69 @@ void check_uniform_flow(const Mesh& mesh, dg::Strategy strategy) {
   });
   const std::vector<double> start = solver.solution();
   for (const unsigned seed : {1u, 2u}) {
-    solver.set_blending_shares(random_shares(mesh.num_elements(), seed));
+    solver.set_blending_shares(random_shares(mesh.num_elements(), seed), subcell_order);
     for (int s = 0; s < 3; ++s) solver.step(dg::Integrator::ssprk3, 1e-3);
   }
-  solver.set_blending_shares(std::vector<double>(mesh.num_elements(), 1.0));  // finite volumes everywhere
+  solver.set_blending_shares(std::vector<double>(mesh.num_elements(), 1.0), subcell_order);  // finite volumes everywhere
   for (int s = 0; s < 3; ++s) solver.step(dg::Integrator::ssprk3, 1e-3);
   const std::vector<double>& c = solver.solution();
   double worst = 0;
   for (std::size_t i = 0; i < c.size(); ++i) worst = std::max(worst, std::abs(c[i] - start[i]));
-  EXPECT_LT(worst, 1e-13) << "p = " << P << ", " << dg::strategies[int(strategy)].name;
+  EXPECT_LT(worst, 1e-13) << "p = " << P << ", " << dg::strategies[int(strategy)].name << ", subcell order " << subcell_order;
 }
 
 TEST(SubcellBlend, KeepsAUniformFlowForAnySharesAndEveryStrategy) {
   const Mesh mesh = jittered_square();
-  for (const dg::Strategy strategy : {dg::Strategy::colored, dg::Strategy::atomic, dg::Strategy::buffered, dg::Strategy::elementwise}) {
-    check_uniform_flow<1>(mesh, strategy);
-    check_uniform_flow<2>(mesh, strategy);
-    check_uniform_flow<3>(mesh, strategy);
+  for (const int order : {1, 2}) {
+    for (const dg::Strategy strategy : {dg::Strategy::colored, dg::Strategy::atomic, dg::Strategy::buffered, dg::Strategy::elementwise}) {
+      check_uniform_flow<1>(mesh, strategy, order);
+      check_uniform_flow<2>(mesh, strategy, order);
+      check_uniform_flow<3>(mesh, strategy, order);
+    }
+    check_uniform_flow<5>(mesh, dg::Strategy::colored, order);
   }
-  check_uniform_flow<5>(mesh, dg::Strategy::colored);
+}
+
+TEST(SubcellBlend, SecondOrderStatesMoveAtMostHalfWayAndKeepPositivity) {
+  // Conserved states (density, momentum x, y, energy) of a cell `a`, its neighbour `b` and the DG value `w`.
+  const double a[4] = {1.0, 0.5, 0.0, 2.5}, b[4] = {2.0, 0.5, 0.2, 3.5};
+  double out[4];
+  // First order: the mean, whatever the DG value.
+  const double w_far[4] = {5.0, 0.1, 0.4, 9.0};
+  dg::subcell_state(1, a, b, w_far, gamma_air, out);
+  EXPECT_EQ(std::vector<double>(out, out + 4), std::vector<double>(a, a + 4));
+  // Second order: the DG value where it lies within half the way to b; else the half-way point; nothing where it
+  // moves against b (momentum x: b equals a, so no room either way; momentum y: w opposes b).
+  const double w[4] = {1.3, 0.9, -0.1, 3.4};
+  dg::subcell_state(2, a, b, w, gamma_air, out);
+  EXPECT_DOUBLE_EQ(out[0], 1.3);
+  EXPECT_DOUBLE_EQ(out[1], 0.5);
+  EXPECT_DOUBLE_EQ(out[2], 0.0);
+  EXPECT_DOUBLE_EQ(out[3], 3.0);
+  // A limited state of negative pressure (energy far below the kinetic part) falls back to the mean.
+  const double fast_a[4] = {1.0, 3.0, 0.0, 5.0}, fast_b[4] = {1.0, 3.0, 0.0, 3.0}, w_low[4] = {1.0, 3.0, 0.0, 4.0};
+  dg::subcell_state(2, fast_a, fast_b, w_low, gamma_air, out);  // energy 4 < kinetic 4.5: not admissible
+  EXPECT_EQ(std::vector<double>(out, out + 4), std::vector<double>(fast_a, fast_a + 4));
+  EXPECT_EQ(dg::minmod(-1.0, -3.0), -1.0);
+  EXPECT_EQ(dg::minmod(2.0, 1.0), 1.0);
+  EXPECT_EQ(dg::minmod(2.0, -1.0), 0.0);
+  EXPECT_EQ(dg::minmod(0.0, 1.0), 0.0);
 }
 
 /// Mass and energy of a blast in a box of walls (whose fluxes carry neither) over 20 steps, with the shares of
-/// the indicator (`shares` empty) or the given ones: relative change.
+/// the indicator (`shares` empty) or the given ones, and subcell finite volumes of the given order: relative change.
 template <int P>
-std::array<double, 2> blast_drift(const Mesh& mesh, const std::vector<double>& shares) {
+std::array<double, 2> blast_drift(const Mesh& mesh, const std::vector<double>& shares, int subcell_order = 1) {
   const bc::Kind kinds[] = {bc::Kind::wall};
   dg::EulerDG<P, double, euler::Flux::hll, bc::GroupBoundary<double>> solver(
       mesh, gamma_air, bc::GroupBoundary<double>{kinds, nullptr, gamma_air}, dg::Strategy::colored);
   solver.set_positivity_limiter(1e-12);
   if (shares.empty()) {
-    solver.set_subcell_blending(dg::default_blending_max(P));
+    solver.set_subcell_blending(dg::default_blending_max(P, subcell_order), subcell_order);
     // The blend's face fluxes (high and low, [vars][face points][faces]) count in the memory report.
     EXPECT_GE(solver.memory_use().limiter, 2 * std::size_t(euler::num_vars) * dg::face_points(P) * mesh.num_faces() * sizeof(double));
   } else
-    solver.set_blending_shares(shares);
+    solver.set_blending_shares(shares, subcell_order);
   solver.project([](double x, double y, double* out) {
     const bool inside = (x - 0.4) * (x - 0.4) + (y - 0.55) * (y - 0.55) < 0.06;
     euler::conserved(inside ? 4.0 : 1.0, 0.0, 0.0, inside ? 40.0 : 1.0, gamma_air, out);
@@ -180,8 +208,10 @@ std::array<double, 2> blast_drift(const Mesh& mesh, const std::vector<double>& s
 TEST(SubcellBlend, ConservesMassAndEnergy) {
   const Mesh mesh = jittered_square();
   const std::vector<double> shares = random_shares(mesh.num_elements(), 5);
-  for (const auto& drift : {blast_drift<1>(mesh, {}), blast_drift<2>(mesh, {}), blast_drift<3>(mesh, {}), blast_drift<2>(mesh, shares),
-                            blast_drift<4>(mesh, shares)}) {
+  // The indicator's shares with first- and second-order subcells, and fixed shares with both.
+  for (const auto& drift : {blast_drift<1>(mesh, {}), blast_drift<2>(mesh, {}), blast_drift<3>(mesh, {}), blast_drift<2>(mesh, {}, 2),
+                            blast_drift<2>(mesh, shares, 1), blast_drift<2>(mesh, shares, 2), blast_drift<4>(mesh, shares, 1),
+                            blast_drift<4>(mesh, shares, 2)}) {
     EXPECT_LT(drift[0], 1e-13) << "mass";
     EXPECT_LT(drift[1], 1e-13) << "energy";
   }
@@ -228,34 +258,41 @@ TEST(SubcellBlend, RefusesSharesOutsideTheUnitInterval) {
       mesh, gamma_air, bc::GroupBoundary<double>{kinds, nullptr, gamma_air}, dg::Strategy::colored);
   EXPECT_THROW(solver.set_subcell_blending(1.5), std::invalid_argument);
   EXPECT_THROW(solver.set_subcell_blending(-0.1), std::invalid_argument);
+  EXPECT_THROW(solver.set_subcell_blending(0.2, 3), std::invalid_argument);
+  EXPECT_THROW(solver.set_subcell_blending(0.2, 0), std::invalid_argument);
+  EXPECT_THROW(solver.set_blending_shares(std::vector<double>(mesh.num_elements(), 0.5), 3), std::invalid_argument);
   EXPECT_THROW(solver.set_blending_shares({0.5}), std::invalid_argument);
   EXPECT_THROW(solver.set_blending_shares(std::vector<double>(mesh.num_elements(), 2.0)), std::invalid_argument);
 }
 
 TEST(ShockTube, SubcellBlendingMakesHighOrderPay) {
   // The five Riemann problems on the strip of 32 x 2 squares, as TheEntropyFilterMakesHighOrderPay runs them,
-  // with subcell blending at the orders' default largest shares (no slope limiter; the positivity limiter on).
-  // The table it prints is in docs/theory.md. Checked: p = 1 beats the vertex limiter's p = 1, p = 2 is at most
-  // 0.8 times it and p = 3 at most p = 2, on every test. Not yet: p = 2 at equal degrees of freedom (16 x 2)
-  // against p = 1, and test 5's overshoots (5-12 %; the vertex limiter's 16 %).
+  // with subcell blending at the orders' default largest shares (no slope limiter; the positivity limiter on),
+  // first-order subcells, and at p = 2 second-order subcells too. The table it prints is in docs/theory.md.
+  // Checked: p = 1 beats the vertex limiter's p = 1, p = 2 is at most 0.8 times it with either subcell order,
+  // and p = 3 at most p = 2 with first-order subcells, on every test. Not yet: p = 2 at equal degrees of freedom
+  // (16 x 2) against p = 1, and test 5's overshoots (5-12 %; the vertex limiter's 16 %).
   const Mesh mesh = test::strip(32), half = test::strip(16);
   std::printf("L1 density error per unit area, 32 x 2 squares (p = 2 at equal DOF: 16 x 2); in brackets the\n"
               "largest over- or undershoot of a cell average, in %% of the density's range\n"
-              "| test | vertex p = 1 | subcell p = 1 | subcell p = 2 | subcell p = 3 | subcell p = 4 | subcell p = 2, 16 x 2 |\n"
-              "|---|---|---|---|---|---|---|\n");
+              "| test | vertex p = 1 | subcell p = 1 | subcell p = 2 | subcell p = 3 | subcell p = 4 | subcell p = 2, 16 x 2 | "
+              "subcell p = 2, second-order subcells |\n"
+              "|---|---|---|---|---|---|---|---|\n");
   for (const test::Tube& t : test::riemann_tubes) {
     const test::TubeResult v1 = test::run_tube<1>(mesh, 32, t, dg::Limiter::vertex),
                            s1 = test::run_tube<1>(mesh, 32, t, dg::Limiter::none, dg::default_blending_max(1)),
                            s2 = test::run_tube<2>(mesh, 32, t, dg::Limiter::none, dg::default_blending_max(2)),
                            s3 = test::run_tube<3>(mesh, 32, t, dg::Limiter::none, dg::default_blending_max(3)),
                            s4 = test::run_tube<4>(mesh, 32, t, dg::Limiter::none, dg::default_blending_max(4)),
-                           s2_half = test::run_tube<2>(half, 16, t, dg::Limiter::none, dg::default_blending_max(2));
-    std::printf("| %s | %.3e (%.1f) | %.3e (%.1f) | %.3e (%.1f) | %.3e (%.1f) | %.3e (%.1f) | %.3e (%.1f) |\n", t.name, v1.l1,
-                100 * v1.spill, s1.l1, 100 * s1.spill, s2.l1, 100 * s2.spill, s3.l1, 100 * s3.spill, s4.l1, 100 * s4.spill,
-                s2_half.l1, 100 * s2_half.spill);
+                           s2_half = test::run_tube<2>(half, 16, t, dg::Limiter::none, dg::default_blending_max(2)),
+                           s2_second = test::run_tube<2>(mesh, 32, t, dg::Limiter::none, dg::default_blending_max(2, 2), 2);
+    std::printf("| %s | %.3e (%.1f) | %.3e (%.1f) | %.3e (%.1f) | %.3e (%.1f) | %.3e (%.1f) | %.3e (%.1f) | %.3e (%.1f) |\n", t.name,
+                v1.l1, 100 * v1.spill, s1.l1, 100 * s1.spill, s2.l1, 100 * s2.spill, s3.l1, 100 * s3.spill, s4.l1, 100 * s4.spill,
+                s2_half.l1, 100 * s2_half.spill, s2_second.l1, 100 * s2_second.spill);
     std::fflush(stdout);
     EXPECT_LT(s1.l1, v1.l1) << t.name << ": p = 1 against the vertex limiter's";
     EXPECT_LE(s2.l1, 0.8 * v1.l1) << t.name << ": p = 2 against the vertex limiter's p = 1";
+    EXPECT_LE(s2_second.l1, 0.8 * v1.l1) << t.name << ": p = 2 (second-order subcells) against the vertex limiter's p = 1";
     EXPECT_LE(s3.l1, s2.l1) << t.name << ": p = 3 against p = 2";
   }
 }
