@@ -57,8 +57,9 @@ inline ShockCapturing shock_capturing_from_name(std::string_view name) {
 /// chosen on the shock tubes of tests/unit/test_subcell.cpp (at p = 2, 0.05 and 0.25 gave larger errors than 0.1
 /// on four of the five; at p = 3, 0.25 and 0.2 lost to p = 2 on Toro's 123 problem, 0.15 beats it on all five).
 /// Second order at p = 2, on the cases' channel meshes: of 0.1 to 0.5, 0.4 gave the least error on Toro's tests
-/// 3 and 4 and within 2 % of the least on Sod; test 2 wants less (0.1) and test 5 more (0.5). At p >= 3, 0.5
-/// matched the first order's errors at 0.15 on the cases' meshes (0.2 and 0.3 did worse).
+/// 3 and 4 and within 2 % of the least on Sod; test 2 wants less (0.1) and test 5 more (0.5). At p = 3, 0.5 came
+/// within 5 % of the first order's errors at 0.15 on the cases' meshes (0.2 and 0.3 did worse); p >= 4 takes it
+/// too, unmeasured.
 inline constexpr double default_blending_max(int p, int subcell_order = 1) {
   if (subcell_order >= 2) return p <= 1 ? 0.1 : p == 2 ? 0.4 : 0.5;
   return p <= 2 ? 0.1 : p == 3 ? 0.15 : 0.25;
