@@ -97,8 +97,7 @@ KEMPE_HD void subcell_state(int order, const Real* a, const Real* b, const Real*
   if (order < 2) return;
   Real r[nv];
   for (int v = 0; v < nv; ++v) r[v] = a[v] + minmod(w[v] - a[v], (b[v] - a[v]) / Real(2));
-  const Real kinetic = (r[1] * r[1] + r[2] * r[2]) / (Real(2) * r[0]);
-  if (!(r[0] > Real(0)) || !((gamma - Real(1)) * (r[3] - kinetic) > Real(0))) return;
+  if (!(r[euler::density] > Real(0)) || !(euler::pressure(r, gamma) > Real(0))) return;
   for (int v = 0; v < nv; ++v) out[v] = r[v];
 }
 

@@ -264,17 +264,16 @@ class EulerDG {
   }
 
   /// Subcell shock capturing (kernels/subcell_K.hpp): each right-hand side becomes a blend of the DG scheme's
-  /// and that of finite volumes of order `subcell_order` (1 or 2: subcell_state) on the elements' subcells, the finite-volume share from Hennemann et al.'s modal indicator, at most alpha_max (0 turns it
-  /// off), in the elements the KXRCF indicator flags (all of them when set_limiter's troubled_cells_only is
-  /// false). std::invalid_argument for alpha_max outside [0, 1] or another subcell order.
+  /// and that of finite volumes of order `subcell_order` (1 or 2: subcell_state) on the elements' subcells, the
+  /// finite-volume share from Hennemann et al.'s modal indicator, at most alpha_max (0 turns it off), in the
+  /// elements the KXRCF indicator flags (all of them when set_limiter's troubled_cells_only is false).
+  /// std::invalid_argument for alpha_max outside [0, 1] or another subcell order.
   void set_subcell_blending(double alpha_max, int subcell_order = 1) {
     if (!(alpha_max >= 0 && alpha_max <= 1))
       throw std::invalid_argument("subcell blending alpha_max " + std::to_string(alpha_max) + ": expected a value in [0, 1]");
-    if (subcell_order < 1 || subcell_order > 2)
-      throw std::invalid_argument("subcell finite volumes of order " + std::to_string(subcell_order) + ": expected 1 or 2");
+    set_subcell_order(subcell_order);
     blend_alpha_max_ = Real(alpha_max);
     fixed_shares_ = false;
-    d_.subcells.order = subcell_order;
     step_graph_.clear();
     if (blending_on()) size_blending();
   }
@@ -287,14 +286,19 @@ class EulerDG {
     if (alpha.size() != std::size_t(k_)) throw std::invalid_argument("set_blending_shares: expected one share per element");
     for (const Real a : alpha)
       if (!(a >= Real(0) && a <= Real(1))) throw std::invalid_argument("set_blending_shares: a share outside [0, 1]");
-    if (subcell_order < 1 || subcell_order > 2) throw std::invalid_argument("set_blending_shares: subcell order not 1 or 2");
+    set_subcell_order(subcell_order);
     if (P == 0) return;
-    d_.subcells.order = subcell_order;
     blend_alpha_max_ = Real(1);
     fixed_shares_ = true;
     size_blending();
     blend_alpha_.upload(alpha);
     step_graph_.clear();
+  }
+  /// The subcell finite volumes' order, 1 or 2 (std::invalid_argument otherwise).
+  void set_subcell_order(int order) {
+    if (order < 1 || order > 2)
+      throw std::invalid_argument("subcell finite volumes of order " + std::to_string(order) + ": expected 1 or 2");
+    d_.subcells.order = order;
   }
   /// The DG share of each element in the last right-hand side (1: pure DG), [elements]: for output and tests.
   std::vector<Real> blending_shares() const {
