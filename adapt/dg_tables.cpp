@@ -27,6 +27,13 @@ DGTableCounts build_dg_tables(const TriangleForest& forest, const DGTablePtrs<Re
   if (3 * std::int64_t(ne) > std::numeric_limits<index_t>::max())
     throw std::length_error(name + ": the adapted mesh's " + std::to_string(ne) +
                             " leaves have more vertex-to-element entries than a 32-bit index holds");
+  // The optional tables come whole or not at all: a kernel that reads one of them must find all.
+  const int offsets = (t.neighbor_dx != nullptr) + (t.neighbor_dy != nullptr) + (t.half_neighbor_dx != nullptr) +
+                      (t.half_neighbor_dy != nullptr);
+  const int vertex_lists = (t.vertex_element_begin != nullptr) + (t.vertex_elements != nullptr) + (t.sort_keys != nullptr);
+  if (offsets % 4 != 0 || vertex_lists % 3 != 0)
+    throw std::invalid_argument(name + ": the DG tables' neighbour offsets and vertex-to-element lists are built whole or not at "
+                                "all; some of their places were given and some not");
   DGTableCounts counts;
   if (const std::int64_t bad = sum(b, ne, BadLeaf{f}); bad > 0)
     throw std::runtime_error(name + ": " + std::to_string(bad) + " leaves of the adapted mesh are degenerate or clockwise");
@@ -36,10 +43,12 @@ DGTableCounts build_dg_tables(const TriangleForest& forest, const DGTablePtrs<Re
 
   // Vertex v's elements in ascending order: sort the (vertex, element) pairs, then each vertex's list starts at
   // the first pair of its own (VertexElementBegin). Nodes no leaf uses (a start mesh's stray nodes) get empty lists.
-  forall(b, ne, VertexElementKeys{f, t.sort_keys});
-  sort_keys(b, t.sort_keys, 3 * ne);
-  forall(b, 3 * ne, VertexElementValues{t.sort_keys, t.vertex_elements});
-  forall(b, 3 * ne + 1, VertexElementBegin{t.sort_keys, 3 * ne, nn, t.vertex_element_begin});
+  if (t.vertex_element_begin != nullptr) {
+    forall(b, ne, VertexElementKeys{f, t.sort_keys});
+    sort_keys(b, t.sort_keys, 3 * ne);
+    forall(b, 3 * ne, VertexElementValues{t.sort_keys, t.vertex_elements});
+    forall(b, 3 * ne + 1, VertexElementBegin{t.sort_keys, 3 * ne, nn, t.vertex_element_begin});
+  }
 
   counts.boundary_groups = static_cast<std::int32_t>(maximum(b, nf, BoundaryGroupPlusOne{faces}, 0));
   return counts;

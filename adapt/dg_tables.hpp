@@ -36,10 +36,13 @@ struct DGTablePtrs {
   index_t *element_neighbors = nullptr, *element_half_neighbors = nullptr;  ///< no_element on the boundary
   index_t* element_vertices = nullptr;
   Real *vertex_dx = nullptr, *vertex_dy = nullptr;      ///< centroid to each vertex
-  Real *neighbor_dx = nullptr, *neighbor_dy = nullptr;  ///< centroid to the neighbour's centroid across the face
+  /// Centroid to the neighbour's centroid across the face. All four null: not built (only the moment limiter
+  /// reads them, and reading each neighbour's centroid is a quarter of the tables' time).
+  Real *neighbor_dx = nullptr, *neighbor_dy = nullptr;
   Real *half_neighbor_dx = nullptr, *half_neighbor_dy = nullptr;
   // The vertex-to-element table (CSR): vertex v's elements, ascending, are
-  // vertex_elements[vertex_element_begin[v] .. vertex_element_begin[v + 1]).
+  // vertex_elements[vertex_element_begin[v] .. vertex_element_begin[v + 1]). All three pointers below null: not
+  // built (only the vertex limiter reads it, and its sort is a quarter of the tables' time).
   index_t* vertex_element_begin = nullptr;  ///< [nodes + 1]
   index_t* vertex_elements = nullptr;       ///< [elements * 3]
   /// [elements * 3] scratch: the sort keys of the vertex-to-element table (kept by the caller, so that a rebuild
@@ -52,10 +55,12 @@ struct DGTableCounts {
   std::int32_t boundary_groups = 0;  ///< the largest boundary group of a boundary face + 1
 };
 
-/// Fills every table of `t` from the forest's current leaf mesh, on the forest's backend. std::invalid_argument
-/// naming the mesh when it is not planar (the solver works in the xy plane) or when `t.bend` is missing for a
-/// forest whose boundary bends; std::runtime_error when a leaf is degenerate or clockwise; std::length_error when
-/// the vertex-to-element table would not fit a 32-bit index.
+/// Fills every table of `t` from the forest's current leaf mesh, on the forest's backend (the neighbour offsets
+/// and the vertex-to-element table only where their places are given). std::invalid_argument naming the mesh
+/// when it is not planar (the solver works in the xy plane), when `t.bend` is missing for a forest whose
+/// boundary bends, or when only some places of the offsets or of the vertex-to-element table are given;
+/// std::runtime_error when a leaf is degenerate or clockwise; std::length_error when the vertex-to-element table
+/// would not fit a 32-bit index.
 template <class Real>
 DGTableCounts build_dg_tables(const TriangleForest& forest, const DGTablePtrs<Real>& t);
 

@@ -48,23 +48,24 @@ struct DGElementTables {
   DGTablePtrs<Real> t;
 
   /// The neighbour across part `own_half` of leaf e's local edge j (the leaf edge `edge`, whose other side is
-  /// `other`: edge_side), and the offset between their centroids, (m_e - c_e) + (c_n - m_n) with m the part's
-  /// midpoint in each side's own frame. Off a periodic join (a split edge's halves keep its flag) both sides' parts
-  /// join the same two nodes, and a midpoint's sum does not depend on their order, so m_n is m_e bit for bit and
-  /// is not formed again from the neighbour's nodes.
-  KEMPE_HD void across(index_t e, int j, const Point2& ce, index_t edge, int own_half, int other, index_t& neighbor, Real& dx,
-                       Real& dy) const {
+  /// `other`: edge_side), and, where the tables have the offsets (dx non-null), the offset between their
+  /// centroids, (m_e - c_e) + (c_n - m_n) with m the part's midpoint in each side's own frame. Off a periodic join
+  /// (a split edge's halves keep its flag) both sides' parts join the same two nodes, and a midpoint's sum does
+  /// not depend on their order, so m_n is m_e bit for bit and is not formed again from the neighbour's nodes.
+  KEMPE_HD void across(index_t e, int j, const Point2& ce, index_t edge, int own_half, int other, index_t& neighbor, Real* dx,
+                       Real* dy) const {
     const EdgeSide n = edge_side(f, edge, other);
     neighbor = n.elem;
+    if (dx == nullptr) return;
     if (n.elem == no_element) {
-      dx = Real(0), dy = Real(0);
+      *dx = Real(0), *dy = Real(0);
       return;
     }
     const Point2 me = segment_midpoint(f, e, j, own_half);
     const Point2 mn = (f.edge_flags[edge] & edge_periodic) ? segment_midpoint(f, n.elem, n.local, n.half) : me;
     const Point2 cn{centroid_x[n.elem], centroid_y[n.elem]};
-    dx = Real((me.x - ce.x) + (cn.x - mn.x));
-    dy = Real((me.y - ce.y) + (cn.y - mn.y));
+    *dx = Real((me.x - ce.x) + (cn.x - mn.x));
+    *dy = Real((me.y - ce.y) + (cn.y - mn.y));
   }
 
   KEMPE_HD void operator()(index_t e) const {
@@ -77,8 +78,13 @@ struct DGElementTables {
     t.inradius[e] = Real(radii.inradius), t.circumradius[e] = Real(radii.circumradius);
     const Point2 ce{centroid_x[e], centroid_y[e]};
     const double vx[3] = {x0, x1, x2}, vy[3] = {y0, y1, y2};
+    const bool offsets = t.neighbor_dx != nullptr;
     for (int j = 0; j < 3; ++j) {
       const std::size_t row = 3 * std::size_t(e) + j;
+      Real* dx = offsets ? t.neighbor_dx + row : nullptr;
+      Real* dy = offsets ? t.neighbor_dy + row : nullptr;
+      Real* half_dx = offsets ? t.half_neighbor_dx + row : nullptr;
+      Real* half_dy = offsets ? t.half_neighbor_dy + row : nullptr;
       t.element_vertices[row] = v[j];
       t.vertex_dx[row] = Real(vx[j] - ce.x);
       t.vertex_dy[row] = Real(vy[j] - ce.y);
@@ -87,18 +93,17 @@ struct DGElementTables {
       const index_t child = f.edge_child[edge];
       if (child == no_element) {
         t.element_faces[row] = edge_face[edge];
-        across(e, j, ce, edge, whole_edge, 1 - s, t.element_neighbors[row], t.neighbor_dx[row], t.neighbor_dy[row]);
+        across(e, j, ce, edge, whole_edge, 1 - s, t.element_neighbors[row], dx, dy);
         t.element_half_faces[row] = no_element;
         t.element_half_neighbors[row] = no_element;
-        t.half_neighbor_dx[row] = Real(0), t.half_neighbor_dy[row] = Real(0);
+        if (offsets) *half_dx = Real(0), *half_dy = Real(0);
       } else {
         // Side 0 runs along the edge from its first child to its second, side 1 the other way.
         const index_t first = child + s, second = child + 1 - s;
         t.element_faces[row] = edge_face[first];
-        across(e, j, ce, first, first_half, 1 - s, t.element_neighbors[row], t.neighbor_dx[row], t.neighbor_dy[row]);
+        across(e, j, ce, first, first_half, 1 - s, t.element_neighbors[row], dx, dy);
         t.element_half_faces[row] = edge_face[second];
-        across(e, j, ce, second, second_half, 1 - s, t.element_half_neighbors[row], t.half_neighbor_dx[row],
-               t.half_neighbor_dy[row]);
+        across(e, j, ce, second, second_half, 1 - s, t.element_half_neighbors[row], half_dx, half_dy);
       }
     }
   }

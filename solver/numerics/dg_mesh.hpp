@@ -55,6 +55,14 @@ class DGMesh {
     const Real *half_neighbor_dx = nullptr, *half_neighbor_dy = nullptr;             ///< [elements][3]
   };
 
+  /// The tables only one limiter reads, which a rebuild from a forest may leave out (their View pointers are
+  /// then null): the offsets to the neighbours' centroids (the moment limiter) and the vertex-to-element lists
+  /// (the vertex limiter). Each is about a quarter of the rebuild's time, paid after every adaptation.
+  struct LimiterTables {
+    bool neighbor_offsets = true;
+    bool vertex_elements = true;
+  };
+
   explicit DGMesh(Backend backend) : backend_(backend) {}
   // On the CPU the view points into this object's vectors: a copy would point into the original's. A move
   // keeps the vectors' storage, and so the view.
@@ -74,6 +82,7 @@ class DGMesh {
       if (t != ElementType::triangle)
         throw std::invalid_argument(mesh.source + ": the DG solver handles triangles only, for now");
     compute(mesh);
+    built_ = LimiterTables{};
     if (backend_ == Backend::cuda) check_fits(bytes() + also_needed, device_memory(), what);
     place();
   }
@@ -81,9 +90,11 @@ class DGMesh {
   /// Builds every table of the forest's current leaf mesh by kernels in the backend's memory, replacing the
   /// previous ones; only counts come to the host. The forest must live on this backend and lie in the xy
   /// plane (std::invalid_argument otherwise). The host copies (jacobian, inradius, point) are made on demand,
-  /// for set-up, error norms and messages: the kernels read the tables on the backend only. On Backend::cuda what must be allocated is checked
-  /// as by rebuild(Mesh). On any exception the object is left empty.
-  void rebuild(const adapt::TriangleForest& forest, std::size_t also_needed = 0, const std::string& what = "the DG mesh tables") {
+  /// for set-up, error norms and messages: the kernels read the tables on the backend only. `wanted` says which
+  /// of the limiters' own tables to build. On Backend::cuda what must be allocated is checked as by
+  /// rebuild(Mesh). On any exception the object is left empty.
+  void rebuild(const adapt::TriangleForest& forest, std::size_t also_needed = 0, const std::string& what = "the DG mesh tables",
+               LimiterTables wanted = {}) {
     if (forest.backend() != backend_)
       throw std::invalid_argument(forest.source() + ": the adapted mesh and the DG tables live on different backends");
     if (!forest.planar()) throw std::invalid_argument(forest.source() + ": the DG solver needs a 2D mesh in the xy plane");
@@ -107,11 +118,14 @@ class DGMesh {
       visit(t.element_neighbors, 3 * ne, "element neighbours");
       visit(t.element_half_neighbors, 3 * ne, "element half neighbours");
       visit(t.element_vertices, 3 * ne, "element vertices");
-      for (auto* p : {&t.vertex_dx, &t.vertex_dy, &t.neighbor_dx, &t.neighbor_dy, &t.half_neighbor_dx, &t.half_neighbor_dy})
-        visit(*p, 3 * ne, "centroid offsets");
-      visit(t.vertex_element_begin, nn + 1, "vertex-to-element offsets");
-      visit(t.vertex_elements, 3 * ne, "vertex-to-element lists");
-      visit(t.sort_keys, 3 * ne, "vertex-to-element sort keys");
+      for (auto* p : {&t.vertex_dx, &t.vertex_dy}) visit(*p, 3 * ne, "centroid offsets");
+      // Tables left out keep their slots with no values, so that each table keeps its storage from one rebuild
+      // to the next.
+      const std::size_t offsets = wanted.neighbor_offsets ? 3 * ne : 0, lists = wanted.vertex_elements ? 3 * ne : 0;
+      for (auto* p : {&t.neighbor_dx, &t.neighbor_dy, &t.half_neighbor_dx, &t.half_neighbor_dy}) visit(*p, offsets, "centroid offsets");
+      visit(t.vertex_element_begin, wanted.vertex_elements ? nn + 1 : 0, "vertex-to-element offsets");
+      visit(t.vertex_elements, lists, "vertex-to-element lists");
+      visit(t.sort_keys, lists, "vertex-to-element sort keys");
     };
     // Storage kept from one rebuild to the next (grown by half again when outgrown): after each adaptation the
     // tables are rebuilt in place, with no allocation (cudaFree would wait for the device) while the mesh does
@@ -127,7 +141,7 @@ class DGMesh {
       if (held < needed) growth += capacity(needed) - held;
       ++slot;
     });
-    growth += 3 * ne * sizeof(std::uint64_t);
+    if (wanted.vertex_elements) growth += 3 * ne * sizeof(std::uint64_t);
     if (backend_ == Backend::cuda) check_fits(growth + also_needed, device_memory(), what);
     for (auto* v : {&color_begin_, &element_vertices_, &vertex_element_begin_, &vertex_elements_, &element_neighbors_,
                     &element_faces_, &face_left_, &face_right_})
@@ -156,6 +170,8 @@ class DGMesh {
         }
         p = reinterpret_cast<T*>(storage.data());
       });
+      if (!wanted.neighbor_offsets) t.neighbor_dx = t.neighbor_dy = t.half_neighbor_dx = t.half_neighbor_dy = nullptr;
+      if (!wanted.vertex_elements) t.vertex_element_begin = t.vertex_elements = nullptr, t.sort_keys = nullptr;
       boundary_groups_ = adapt::build_dg_tables(forest, t).boundary_groups;
     } catch (...) {
       // No half-built tables: the object is left empty, as if nothing had been built.
@@ -163,7 +179,8 @@ class DGMesh {
       color_begin_.clear();
       throw;
     }
-    bytes_ = bytes - 3 * ne * sizeof(std::uint64_t);  // the tables, without the sort's keys
+    bytes_ = bytes - (wanted.vertex_elements ? 3 * ne * sizeof(std::uint64_t) : 0);  // the tables, without the sort's keys
+    built_ = wanted;
     View& d = view_;
     d.geometry = Geometry<Real>{t.jacobian, t.dr_dx, t.dr_dy, t.ds_dx, t.ds_dy};
     d.faces.left = t.face_left, d.faces.right = t.face_right;
@@ -183,6 +200,8 @@ class DGMesh {
   }
 
   const View& view() const { return view_; }
+  /// Which of the limiters' own tables the last rebuild made (both for tables from a Mesh).
+  const LimiterTables& limiter_tables() const { return built_; }
   Backend backend() const { return backend_; }
   index_t num_elements() const { return k_; }
   index_t num_faces() const { return nf_; }
@@ -413,6 +432,7 @@ class DGMesh {
   const double *forest_x_ = nullptr, *forest_y_ = nullptr;  // the forest's arrays the tables were built from
   const index_t* forest_corners_ = nullptr;
   std::size_t forest_nodes_ = 0;
+  LimiterTables built_{};  // the limiters' own tables the last rebuild made
   std::vector<index_t> element_vertices_, vertex_element_begin_, vertex_elements_, element_neighbors_, element_faces_;
   std::vector<Real> vertex_dx_, vertex_dy_, neighbor_dx_, neighbor_dy_;  // [elements][3]
   std::vector<index_t> face_left_, face_right_;

@@ -95,6 +95,11 @@ class EulerDG {
   }
 
  private:
+  /// The limiters' own mesh tables that `limiter` reads (none at p = 0, which has no slopes to limit).
+  static typename DGMesh<Real>::LimiterTables limiter_tables(Limiter limiter) {
+    return {P > 0 && limiter == Limiter::moment, P > 0 && limiter == Limiter::vertex};
+  }
+
   void transfer_and_rebuild(const adapt::TriangleForest& forest, const adapt::AdaptMap& map) {
     const index_t k = map.new_elements;
     const std::size_t values = std::size_t(nv) * num_modes * k;
@@ -103,7 +108,8 @@ class EulerDG {
     std::swap(c_, next_);
     // Follow the new size: the old solution's storage stays for the next transfer.
     k_ = k;
-    mesh_.rebuild(forest, 0, forest.source() + ": the solver's mesh tables at p = " + std::to_string(P) + " (" + std::to_string(k) + " elements)");
+    mesh_.rebuild(forest, 0, forest.source() + ": the solver's mesh tables at p = " + std::to_string(P) + " (" + std::to_string(k) + " elements)",
+                  limiter_tables(limiter_));
     mesh_bytes_ = mesh_.bytes() + reference_table_bytes();
     integrator_.resize(values);
     if (strategy_ == Strategy::buffered) buffer_.resize(std::size_t(2) * nv * num_modes * std::size_t(mesh_.num_faces()));
@@ -469,6 +475,11 @@ class EulerDG {
   void set_limiter(Limiter limiter, double theta = 2, bool troubled_cells_only = true) {
     if (!(theta >= 1 && theta <= 2))
       throw std::invalid_argument("moment limiter theta " + std::to_string(theta) + ": expected a value in [1, 2]");
+    // After an adaptation the tables hold only what the limiter of that time reads (limiter_tables).
+    const typename DGMesh<Real>::LimiterTables needed = limiter_tables(limiter), built = mesh_.limiter_tables();
+    if ((needed.neighbor_offsets && !built.neighbor_offsets) || (needed.vertex_elements && !built.vertex_elements))
+      throw std::logic_error(mesh_.source() + ": the " + std::string(limiter == Limiter::moment ? "moment" : "vertex") +
+                             " limiter needs mesh tables that the last adaptation did not build (set the limiter before adapting)");
     limiter_ = limiter;
     moment_theta_ = Real(theta);
     troubled_cells_only_ = troubled_cells_only;

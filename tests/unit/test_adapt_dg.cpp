@@ -6,6 +6,7 @@
 // sees no jump and the moment limiter leaves a linear state alone. The solution follows an adaptation: the
 // child matrices are exact and conservative, a linear state carries over exactly, mass is conserved, and
 // refining everything and coarsening it back returns the coefficients.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -413,6 +414,38 @@ TEST(AdaptedDG, ARemeshThatFailsAfterTheTransferLeavesTheSolverRefusingToStep) {
   forest.flag_all(false, true);
   ASSERT_TRUE(forest.adapt().valid());
   EXPECT_THROW(solver.remesh(forest), std::logic_error);
+}
+
+TEST(AdaptedDG, ARemeshBuildsTheTablesItsLimiterReadsAndALimiterNeedingOthersIsRefusedThen) {
+  // Built on a forest the solver has every table; after a remesh only its limiter's own ones (the vertex
+  // limiter's vertex lists, not the moment limiter's neighbour offsets). Switching to a limiter whose tables the
+  // last remesh left out is refused by name; one whose tables are there is taken.
+  const Mesh start = adapt_start(grid_mesh(4, 1.0, 0.2, 3));
+  adapt::TriangleForest forest(start, Backend::cpu, 2);
+  const Stream stream;
+  dg::EulerDG<1, double, euler::Flux::hllc, FixedState> solver(forest, gamma_air, stream.ghost(), dg::Strategy::colored);
+  EXPECT_TRUE(solver.mesh().limiter_tables().neighbor_offsets && solver.mesh().limiter_tables().vertex_elements);
+  solver.set_limiter(dg::Limiter::vertex);
+  solver.set_solution(project<1>(forest, stream));
+  forest.flag_random(0.3, 0.0, 5, 0);
+  ASSERT_TRUE(forest.adapt().valid());
+  solver.remesh(forest);
+  EXPECT_FALSE(solver.mesh().limiter_tables().neighbor_offsets);
+  EXPECT_TRUE(solver.mesh().limiter_tables().vertex_elements);
+  EXPECT_EQ(solver.mesh().view().neighbor_dx, nullptr);
+  solver.step(dg::Integrator::ssprk3, solver.stable_dt(0.5));
+  EXPECT_THAT([&] { solver.set_limiter(dg::Limiter::moment); },
+              ::testing::ThrowsMessage<std::logic_error>(::testing::AllOf(::testing::HasSubstr(start.source),
+                                                                          ::testing::HasSubstr("moment limiter needs mesh tables"))));
+  solver.set_limiter(dg::Limiter::none);
+  solver.set_limiter(dg::Limiter::vertex);
+  // With no limiter the next remesh builds neither, and the vertex limiter is refused after it.
+  solver.set_limiter(dg::Limiter::none);
+  forest.flag_random(0.2, 0.2, 5, 1);
+  ASSERT_TRUE(forest.adapt().valid());
+  solver.remesh(forest);
+  EXPECT_FALSE(solver.mesh().limiter_tables().neighbor_offsets || solver.mesh().limiter_tables().vertex_elements);
+  EXPECT_THROW(solver.set_limiter(dg::Limiter::vertex), std::logic_error);
 }
 
 TEST(AdaptedDG, TheSolutionFollowsAdaptationsExactlyAndConservatively) {

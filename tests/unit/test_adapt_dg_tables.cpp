@@ -245,6 +245,59 @@ TEST(DGTables, HangingFacesAreSeenFromBothSides) {
   }
 }
 
+/// Compares tables built with some of the limiters' tables left out (a) with tables built whole (b): a table a
+/// has is b's bit for bit; the names of the tables a lacks are listed.
+struct ExpectSameOrLeftOut {
+  std::vector<std::string>* left_out;
+  template <class T>
+  void operator()(const T* a, const T* b, std::size_t n, const char* what) const {
+    if (a == nullptr) {
+      left_out->push_back(what);
+      return;
+    }
+    ExpectSame{}(a, b, n, what);
+  }
+};
+
+TEST(DGTables, TheLimitersOwnTablesCanBeLeftOutAndTheOthersStayTheSame) {
+  // On meshes with hanging faces (planar with a curved boundary, periodic), rebuilt in the same storage as the
+  // limiters' needs change: what is left out is null, everything else is what the whole rebuild gives.
+  for (const Mesh& mesh : {disk_mesh(), adapt_start(periodic_grid_mesh(8, 1.0, 0.2))}) {
+    SCOPED_TRACE(mesh.source);
+    adapt::TriangleForest forest(mesh, Backend::cpu, 3);
+    Tables whole(Backend::cpu), part(Backend::cpu);
+    const Tables::LimiterTables wanted[] = {{false, true}, {true, false}, {false, false}, {true, true}};
+    for (int cycle = 0; cycle < 4; ++cycle) {
+      forest.flag_random(0.25, 0.2, 11, cycle);
+      ASSERT_TRUE(forest.adapt().valid());
+      whole.rebuild(forest);
+      part.rebuild(forest, 0, "the tables in part", wanted[cycle]);
+      EXPECT_EQ(part.limiter_tables().neighbor_offsets, wanted[cycle].neighbor_offsets);
+      EXPECT_EQ(part.limiter_tables().vertex_elements, wanted[cycle].vertex_elements);
+      std::vector<std::string> left_out, expected;
+      test::compare_dg_tables(part, whole, ExpectSameOrLeftOut{&left_out});
+      if (!wanted[cycle].neighbor_offsets)
+        expected.insert(expected.end(), {"neighbour dx", "neighbour dy", "half neighbour dx", "half neighbour dy"});
+      if (!wanted[cycle].vertex_elements) expected.insert(expected.end(), {"vertex-to-element offsets", "vertex-to-element lists"});
+      EXPECT_EQ(left_out, expected) << "cycle " << cycle;
+      if (cycle == 3)
+        EXPECT_EQ(part.bytes(), whole.bytes());
+      else
+        EXPECT_LT(part.bytes(), whole.bytes());
+    }
+  }
+}
+
+TEST(DGTables, SomePlacesOfAnOptionalTableAreRefused) {
+  const adapt::TriangleForest forest(adapt_start(grid_mesh(4, 1.0, 0.2, 3)), Backend::cpu, 1);
+  const index_t ne = forest.num_elements();
+  std::vector<double> dx(3 * ne);
+  adapt::DGTablePtrs<double> t;
+  t.neighbor_dx = dx.data();  // the other three offsets missing
+  EXPECT_THAT([&] { adapt::build_dg_tables(forest, t); },
+              ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr("built whole or not at all")));
+}
+
 TEST(DGTables, VertexListsStartWhereTheirFirstSortedEntryIs) {
   // Sorted (vertex, element) keys of vertices 1, 3 and 6 among 8 nodes: vertices 0, 2, 4, 5 and 7 (nodes no leaf
   // uses) get empty lists, and every offset is written once.
