@@ -315,11 +315,7 @@ struct SubcellBlend {
         for (int v = 0; v < nv; ++v) ma[v] = mean[v][a], mb[v] = mean[v][b];
         if (s.order >= 2) {
           Real w[nv];
-          for (int v = 0; v < nv; ++v) {
-            Real sum = Real(0);
-            for (int m = 0; m < nm; ++m) sum += s.dual_face_basis[d * nm + m] * ce[v][m];
-            w[v] = sum;
-          }
+          point_state<P>(ce, s.dual_face_basis + d * nm, w);
           subcell_state(s.order, ma, mb, w, gamma, ua);
           subcell_state(s.order, mb, ma, w, gamma, ub);
         } else {

@@ -284,21 +284,25 @@ YAML
   check "and at the start" contains "$sod_out" "# t = 0: density error against sod: L1 2.0"
   expect_fail "output.exact names a function" "output.exact: unknown value 'sood'; did you mean 'sod'?" \
     "$kempe" case check "$source_dir/cases/sod.yaml" --no-mesh --set output.exact=sood
-  # The entropy filter from the case file: a short Sod run at p = 2 keeps its keys in the resolved case; bad values
-  # and a mistyped name are refused by key.
-  check "a Sod run with the entropy filter at p = 2" "$kempe" run "$source_dir/cases/sod.yaml" --set mesh.size=0.1 \
-    --set solver.order=2 --set solver.limiter=entropy_filter --set solver.entropy_tolerance=0.05 --set output.interval=0 \
-    --output "$work/sod_filter" --quiet
-  check "its resolved case keeps the filter's tolerance" grep -q "entropy_tolerance: 0.05" "$work/sod_filter/sod.resolved.yaml"
+  # A short Sod run at p = 2 with the given solver keys (--set NAME=VALUE ...) that keeps `kept` in its resolved case.
+  sod_p2_keeps() {
+    local name=$1 kept=$2
+    shift 2
+    local sets=() key
+    for key in "$@"; do sets+=(--set "solver.$key"); done
+    check "a Sod run with $name at p = 2" "$kempe" run "$source_dir/cases/sod.yaml" --set mesh.size=0.1 \
+      --set solver.order=2 "${sets[@]}" --set output.interval=0 --output "$work/sod_${name// /_}" --quiet
+    check "its resolved case keeps $kept" grep -q "$kept" "$work/sod_${name// /_}/sod.resolved.yaml"
+  }
+  # The entropy filter from the case file: kept in the resolved case; bad values and a mistyped name are refused
+  # by key.
+  sod_p2_keeps "the entropy filter" "entropy_tolerance: 0.05" limiter=entropy_filter entropy_tolerance=0.05
   expect_fail "solver.entropy_tolerance out of range" "solver.entropy_tolerance: expected real in [0, 0.5], got 2" \
     "$kempe" case check "$source_dir/cases/sod.yaml" --no-mesh --set solver.entropy_tolerance=2
   expect_fail "solver.density_tolerance out of range" "solver.density_tolerance: expected real in [0, 0.5], got -1" \
     "$kempe" case check "$source_dir/cases/sod.yaml" --no-mesh --set solver.density_tolerance=-1
   # Subcell shock capturing's finite-volume order from the case file: kept in the resolved case; out of range refused.
-  check "a Sod run with second-order subcells at p = 2" "$kempe" run "$source_dir/cases/sod.yaml" --set mesh.size=0.1 \
-    --set solver.order=2 --set solver.shock_capturing=subcell --set solver.subcell_order=2 --set output.interval=0 \
-    --output "$work/sod_subcell" --quiet
-  check "its resolved case keeps the subcell order" grep -q "subcell_order: 2" "$work/sod_subcell/sod.resolved.yaml"
+  sod_p2_keeps "second-order subcells" "subcell_order: 2" shock_capturing=subcell subcell_order=2
   expect_fail "solver.subcell_order out of range" "solver.subcell_order: expected integer in [1, 2], got 3" \
     "$kempe" case check "$source_dir/cases/sod.yaml" --no-mesh --set solver.subcell_order=3
   expect_fail "a mistyped limiter" "unknown value 'entropy_filtr'; did you mean 'entropy_filter'?" \
