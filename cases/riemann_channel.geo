@@ -8,7 +8,7 @@ Point(4) = {0, 0.1, 0};
 // The diaphragm x = 0.5 is a mesh line, so that every element starts on one side of it: the initial jump is
 // then projected exactly, the same at every height. Cut by unstructured triangles it would start as a jump
 // whose position wanders by up to an element across the channel, and that wandering leaves transverse sound
-// waves between the walls that no scheme removes (they are the larger part of a high order's error otherwise).
+// waves between the walls that no scheme removes (otherwise a third of Sod's error at p = 2: docs/theory.md).
 Point(5) = {0.5, 0, 0};
 Point(6) = {0.5, 0.1, 0};
 Line(1) = {1, 5};

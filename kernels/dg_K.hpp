@@ -172,8 +172,9 @@ struct EvalVolume {
   static constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
   /// The CPU backend runs consecutive elements in SIMD lanes (backend.hpp, CpuSimd). GCC vectorizes the element
   /// loop only where it unrolls every loop inside completely, which it does by itself up to p = 2: there one
-  /// AVX-512 core computed the term 3.0 and 3.4 times as fast, bit for bit the same. From p = 3 the loops stay
-  /// rolled and `omp simd` changes nothing; unrolling them by force took minutes of compile time per order.
+  /// AVX-512 core computes the term 3.1-3.7 times as fast, bit for bit the same (docs/benchmarks.md, the volume
+  /// term in SIMD lanes). From p = 3 the loops stay rolled and `omp simd` changes nothing; unrolling them by
+  /// force took minutes of compile time per order.
   static constexpr bool cpu_simd = P <= 2;
 
   KEMPE_HD void operator()(index_t e) const {
