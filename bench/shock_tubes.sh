@@ -2,8 +2,10 @@
 # The five Riemann problems of ../shared/reference/cases.md as a user runs them (cases/sod.yaml, toro2-5.yaml: the
 # Gmsh channel [0, 1] x [0, 0.1], exact states at the ends, HLL, positivity limiter), at one mesh size, with the
 # vertex limiter at p = 1, the entropy filter at p = 2 and subcell shock capturing at p = 1..4. Prints one table
-# row per case: the L1 density error against the exact solution at the end time (the case's `output.exact`), and
-# each configuration's ratio to the vertex limiter's p = 1.
+# row per case: the L1 density error against the exact solution at the end time (the case's `output.exact`),
+# each configuration's ratio to the vertex limiter's p = 1 and, in square brackets, the largest over- and
+# undershoots of the point values of density, velocity and pressure beyond the exact solution's range, in % of it
+# (scripts/riemann_overshoot.py; python3-vtk9).
 # Usage: bench/shock_tubes.sh [SIZE] [OUTDIR]   (defaults 0.01, about 100 elements along the channel, and
 #   /tmp/kempe_shock_tubes; the cases' own size is 0.005). CONFIGS="order:limiter:shock_capturing[:subcell_order] ..."
 #   overrides the columns (subcell_order 1 unless given).
@@ -33,7 +35,8 @@ for case in sod toro2 toro3 toro4 toro5; do
       --set solver.shock_capturing="$capturing" --set solver.subcell_order="${subcells:-1}" --output "$out/$case" > "$log" 2>&1
     error=$(grep "density error" "$log" | tail -1 | sed 's/.*L1 \([^,]*\),.*/\1/')
     [[ -z $base ]] && base=$error
-    row+=" $(python3 -c "print('%.3e (%.2f)' % ($error, $error / $base))") |"
+    spill=$(scripts/riemann_overshoot.py "$out/$case/$case.pvd" | awk '{print $2 "/" $4 "/" $6}')
+    row+=" $(python3 -c "print('%.3e (%.2f)' % ($error, $error / $base))") [$spill %] |"
   done
   echo "$row"
 done
