@@ -2,6 +2,7 @@
 // Compiled by nvcc in a CUDA build, like forest.cpp.
 #include "adapt/dg_tables.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -11,6 +12,24 @@
 #include "kernels/algorithms.hpp"
 
 namespace kempe::adapt {
+
+namespace {
+/// Above every boundary group + 1: a bad leaf's value in LeafOrGroup.
+constexpr std::int64_t bad_leaf_mark = std::int64_t(1) << 40;
+
+/// For i below the leaves, bad_leaf_mark when leaf i is degenerate or clockwise; and the boundary group + 1 of
+/// face i below the faces: one maximum answers both (one wait for the device instead of two).
+struct LeafOrGroup {
+  BadLeaf bad;
+  BoundaryGroupPlusOne group;
+  index_t leaves, faces;
+  KEMPE_HD std::int64_t operator()(index_t i) const {
+    const std::int64_t b = i < leaves && bad(i) ? bad_leaf_mark : 0;
+    const std::int64_t g = i < faces ? std::int64_t(group(i)) : 0;
+    return b > g ? b : g;
+  }
+};
+}  // namespace
 
 template <class Real>
 DGTableCounts build_dg_tables(const TriangleForest& forest, const DGTablePtrs<Real>& t) {
@@ -35,8 +54,11 @@ DGTableCounts build_dg_tables(const TriangleForest& forest, const DGTablePtrs<Re
     throw std::invalid_argument(name + ": the DG tables' neighbour offsets and vertex-to-element lists are built whole or not at "
                                 "all; some of their places were given and some not");
   DGTableCounts counts;
-  if (const std::int64_t bad = sum(b, ne, BadLeaf{f}); bad > 0)
-    throw std::runtime_error(name + ": " + std::to_string(bad) + " leaves of the adapted mesh are degenerate or clockwise");
+  const std::int64_t most = maximum(b, std::max(ne, nf), LeafOrGroup{BadLeaf{f}, BoundaryGroupPlusOne{faces}, ne, nf}, 0);
+  if (most >= bad_leaf_mark)
+    throw std::runtime_error(name + ": " + std::to_string(sum(b, ne, BadLeaf{f})) +
+                             " leaves of the adapted mesh are degenerate or clockwise");
+  counts.boundary_groups = static_cast<std::int32_t>(most);
   const Geometry geometry = forest.geometry();
   forall(b, ne, DGElementTables<Real>{f, forest.edge_faces(), geometry.centroid_x, geometry.centroid_y, t});
   forall(b, nf, DGFaceTables<Real>{f, faces, geometry, t});
@@ -50,7 +72,6 @@ DGTableCounts build_dg_tables(const TriangleForest& forest, const DGTablePtrs<Re
     forall(b, 3 * ne + 1, VertexElementBegin{t.sort_keys, 3 * ne, nn, t.vertex_element_begin});
   }
 
-  counts.boundary_groups = static_cast<std::int32_t>(maximum(b, nf, BoundaryGroupPlusOne{faces}, 0));
   return counts;
 }
 

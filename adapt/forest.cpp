@@ -22,23 +22,49 @@ namespace kempe::adapt {
 
 namespace {
 
-/// Seconds between phases; on the GPU the phase's launches are waited for first.
+/// The seconds of an adaptation's phases. Each phase's end is a mark on the backend's work (WorkMarks: on the GPU
+/// an event, which waits for nothing), so that timing the phases adds no wait between them; finish() waits for
+/// the last and writes every phase's seconds.
 class PhaseClock {
  public:
-  explicit PhaseClock(Backend backend) : backend_(backend), start_(now()), last_(start_) {}
-  double lap() {
-    if (backend_ == Backend::cuda) device_synchronize("an adaptation phase");
-    const auto t = now();
-    const double s = std::chrono::duration<double>(t - last_).count();
-    last_ = t;
-    return s;
+  explicit PhaseClock(Backend backend) : marks_(backend), start_(std::chrono::steady_clock::now()) { marks_.mark(); }
+  /// The phase that began at the last mark ends here; its seconds go to `seconds` at finish().
+  void lap(double& seconds) {
+    marks_.mark();
+    phases_.push_back(&seconds);
   }
-  double total() const { return std::chrono::duration<double>(last_ - start_).count(); }
+  /// Waits for the work so far, writes each phase's seconds, and `total`: the host's wall time since the start.
+  void finish(double& total) {
+    const std::vector<double> s = marks_.seconds();
+    for (std::size_t k = 0; k < phases_.size() && k < s.size(); ++k) *phases_[k] = s[k];
+    total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
 
  private:
-  static std::chrono::steady_clock::time_point now() { return std::chrono::steady_clock::now(); }
-  Backend backend_;
-  std::chrono::steady_clock::time_point start_, last_;
+  WorkMarks marks_;
+  std::chrono::steady_clock::time_point start_;
+  std::vector<double*> phases_;
+};
+
+/// Slots of the workspace's totals (backend memory) that an adaptation's passes fill and the host reads in a few
+/// copies: the counts (new edges, midpoints, new elements, refinements), the face count, the check's results,
+/// and the color ranges (up to 2 x 8 colors + 1), read with the face count.
+enum TotalSlot : int {
+  total_new_edges = 0, total_midpoints, total_new_elements, total_refinements, total_faces,
+  total_hanging = 8, total_max_level, total_min_level_negated, total_failures, total_failures_2,
+  total_color_begin = 16, total_slots = total_color_begin + 2 * 8 + 1
+};
+
+/// color_begin[c] (c in [0, colors]) from the face order's scanned table, as ColorBegin, into a total slot.
+struct ColorBeginTotals {
+  const index_t* place;
+  index_t num_elements;
+  const std::int64_t* num_faces;
+  int colors;
+  std::int64_t* color_begin;
+  KEMPE_HD void operator()(index_t c) const {
+    color_begin[c] = c == colors ? *num_faces : std::int64_t(place[std::size_t(c) * std::size_t(num_elements)]);
+  }
 };
 
 struct Fill {
@@ -216,14 +242,15 @@ struct TriangleForest::Workspace {
   RawArray<index_t> neighbors;
   RawArray<index_t> edge_count, mid_count, elem_count;
   RawArray<index_t> node_new, edge_new, mid_offset, elem_offset;
-  RawArray<index_t> slot, color_begin;
+  RawArray<index_t> slot;
+  RawArray<std::int64_t> totals;  // [total_slots] TotalSlot
   // Geometry of the current mesh.
   RawArray<double> area, centroid_x, centroid_y, centroid_z, length, normal_x, normal_y, normal_z;
 
   template <class Self, class F>
   static void each(Self& a, F&& f) {
     f(a.delta), f(a.raise), f(a.state), f(a.neighbors), f(a.edge_count), f(a.mid_count), f(a.elem_count);
-    f(a.node_new), f(a.edge_new), f(a.mid_offset), f(a.elem_offset), f(a.slot), f(a.color_begin);
+    f(a.node_new), f(a.edge_new), f(a.mid_offset), f(a.elem_offset), f(a.slot), f(a.totals);
     f(a.area), f(a.centroid_x), f(a.centroid_y), f(a.centroid_z), f(a.length), f(a.normal_x), f(a.normal_y);
     f(a.normal_z);
   }
@@ -353,6 +380,7 @@ TriangleForest::TriangleForest(const Mesh& start, Backend backend, int max_level
   spare_ = std::make_shared<Arrays>();
   faces_now_ = std::make_shared<FaceArrays>();
   work_ = std::make_shared<Workspace>();
+  work_->totals = RawArray<std::int64_t>(backend, total_slots, "adaptation totals");
   Arrays& a = *arrays_;
   a.x = RawArray<double>(backend, x, "adapted mesh x"), a.y = RawArray<double>(backend, y, "adapted mesh y");
   a.z = RawArray<double>(backend, z, "adapted mesh z"), a.node_edge = RawArray<index_t>(backend, node_edge, "adapted mesh node edges");
@@ -487,26 +515,31 @@ AdaptReport TriangleForest::adapt(Check check) {
 
   Workspace& w = *work_;
   const Backend b = backend_;
+  std::int64_t* totals = w.totals.data();
   grow(b, w.delta, ne, "refinement actions");
   forall(b, ne, InitDelta{from, refine_.data(), coarsen_.data(), max_level_, w.delta.data()});
-  report.seconds_flags = clock.lap();
+  clock.lap(report.seconds_flags);
 
   // 2:1 balance: raise leaves until no neighbour's new level exceeds another's by more than one. Levels only
   // rise, and never above the maximum (a raised leaf is below a neighbour that is at most at the maximum).
+  // Two passes per look at the count of raised leaves (each look waits for the device): applying a pass that
+  // raised nothing changes nothing.
   grow(b, w.raise, ne, "balance flags");
   grow(b, w.neighbors, std::size_t(max_neighbors) * ne, "neighbour table");
   forall(b, ne, Neighbors{from, w.neighbors.data()});
   for (;;) {
     forall(b, ne, FindRaise{from.elem_level, w.delta.data(), w.neighbors.data(), max_level_, w.raise.data()});
-    ++report.balance_passes;
+    forall(b, ne, ApplyRaise{from, w.raise.data(), w.delta.data()});
+    forall(b, ne, FindRaise{from.elem_level, w.delta.data(), w.neighbors.data(), max_level_, w.raise.data()});
+    report.balance_passes += 2;
     if (sum(b, ne, Nonzero<std::uint8_t>{w.raise.data()}) == 0) break;
     forall(b, ne, ApplyRaise{from, w.raise.data(), w.delta.data()});
     if (report.balance_passes > 4 * max_level_limit + ne)
       throw std::logic_error("adaptive refinement: the 2:1 balance did not settle");
   }
-  report.seconds_balance = clock.lap();
+  clock.lap(report.seconds_balance);
 
-  // Counts and offsets.
+  // Counts and offsets: the scans' totals and the refinements are read in one copy.
   grow(b, w.state, nm, "edge actions");
   forall(b, nm, EdgeActions{from, w.delta.data(), w.state.data()});
   grow(b, w.edge_count, nm, "new edges per edge"), grow(b, w.mid_count, nm, "midpoints per edge");
@@ -524,19 +557,23 @@ AdaptReport TriangleForest::adapt(Check check) {
   grow(b, w.node_new, nn, "node renumbering"), grow(b, w.edge_new, nm, "edge renumbering");
   grow(b, w.mid_offset, nm, "midpoint offsets"), grow(b, w.elem_offset, ne, "element offsets");
   AdaptOffsets o{};
-  const index_t new_edges_total = exclusive_scan(b, w.edge_count.data(), nm, w.edge_new.data());
-  const index_t midpoints = exclusive_scan(b, w.mid_count.data(), nm, w.mid_offset.data());
-  const index_t new_elements = exclusive_scan(b, w.elem_count.data(), ne, w.elem_offset.data());
+  exclusive_scan(b, w.edge_count.data(), nm, w.edge_new.data(), totals + total_new_edges);
+  exclusive_scan(b, w.mid_count.data(), nm, w.mid_offset.data(), totals + total_midpoints);
+  exclusive_scan(b, w.elem_count.data(), ne, w.elem_offset.data(), totals + total_new_elements);
+  sum(b, ne, Refines{w.delta.data()}, totals + total_refinements);
   o.edge_count = w.edge_count.data(), o.edge_new = w.edge_new.data(), o.mid_offset = w.mid_offset.data();
   o.elem_offset = w.elem_offset.data(), o.state = w.state.data(), o.delta = w.delta.data();
   o.root_nodes = from.root_nodes;
   forall(b, nn, NodeNumbers{from, o, w.node_new.data()});
   o.node_new = w.node_new.data();
-  const index_t new_nodes_total = from.root_nodes + midpoints;
-  const index_t refinements = static_cast<index_t>(sum(b, ne, Refines{w.delta.data()}));
+  const std::vector<std::int64_t> counts = read_totals(b, totals, total_refinements + 1);
+  const index_t new_edges_total = index_t(counts[total_new_edges]);
+  const index_t new_elements = index_t(counts[total_new_elements]);
+  const index_t new_nodes_total = from.root_nodes + index_t(counts[total_midpoints]);
+  const index_t refinements = index_t(counts[total_refinements]);
   report.refined = refinements;
   report.coarsened = ((ne - refinements) - (new_elements - 4 * refinements)) / 3;
-  report.seconds_counts = clock.lap();
+  clock.lap(report.seconds_counts);
 
   if (refinements == 0 && report.coarsened == 0) {
     // Nothing changes (every flag vetoed or none set): the leaves, faces and geometry stay as they are, and the
@@ -544,8 +581,8 @@ AdaptReport TriangleForest::adapt(Check check) {
     map_ = AdaptMap{ne, ne, w.delta.data(), w.elem_offset.data(), from.elem_level, from.elem_path};
     flag_all(false, false);
     count(report, check);
-    report.seconds_check = clock.lap();
-    report.seconds = clock.total();
+    clock.lap(report.seconds_check);
+    clock.finish(report.seconds);
     return report;
   }
 
@@ -563,15 +600,15 @@ AdaptReport TriangleForest::adapt(Check check) {
   grow(b, refine_, new_elements, "refinement flags");
   grow(b, coarsen_, new_elements, "coarsening flags");
   flag_all(false, false);
-  report.seconds_build = clock.lap();
+  clock.lap(report.seconds_build);
 
   build_faces();
-  report.seconds_faces = clock.lap();
+  clock.lap(report.seconds_faces);
   build_geometry();
-  report.seconds_geometry = clock.lap();
+  clock.lap(report.seconds_geometry);
   count(report, check);
-  report.seconds_check = clock.lap();
-  report.seconds = clock.total();
+  clock.lap(report.seconds_check);
+  clock.finish(report.seconds);
   return report;
 }
 
@@ -583,18 +620,21 @@ void TriangleForest::build_faces() {
   const std::size_t cells = std::size_t(colors) * std::size_t(f_.num_elements);
   if (cells > std::size_t(std::numeric_limits<index_t>::max()))
     fitting(std::int64_t(cells), "color-element cells (the face order's table)");
+  std::int64_t* totals = w.totals.data();
   grow(b, w.slot, cells, "face order table");
   forall(b, index_t(cells), Fill{w.slot.data(), 0});
   forall(b, nm, MarkFaces{f_, w.slot.data()});
   // Two faces of one color with one left leaf would share a cell (and a place); CheckColors counts them.
-  const index_t nf = exclusive_scan(b, w.slot.data(), index_t(cells), w.slot.data());
+  exclusive_scan(b, w.slot.data(), index_t(cells), w.slot.data(), totals + total_faces);
+  // The face count and the color ranges come in one copy.
+  forall(b, colors + 1, ColorBeginTotals{w.slot.data(), f_.num_elements, totals + total_faces, colors, totals + total_color_begin});
+  const std::vector<std::int64_t> t = read_totals(b, totals + total_faces, std::size_t(total_color_begin - total_faces + colors + 1));
+  const index_t nf = index_t(t[0]);
+  color_begin_.assign(t.begin() + (total_color_begin - total_faces), t.end());
   faces_now_->reserve(b, nf);
   grow(b, edge_face_, nm, "edge faces");
   const FacePtrs faces = faces_now_->ptrs(nf);
   forall(b, nm, BuildFaces{f_, w.slot.data(), faces, edge_face_.data()});
-  grow(b, w.color_begin, colors + 1, "color ranges");
-  forall(b, colors + 1, ColorBegin{w.slot.data(), f_.num_elements, nf, colors, w.color_begin.data()});
-  color_begin_ = head(w.color_begin, colors + 1);
   faces_ = faces;
 }
 
@@ -612,29 +652,39 @@ void TriangleForest::build_geometry() {
 Geometry TriangleForest::geometry() const { return work_->geometry(); }
 
 void TriangleForest::count(AdaptReport& report, Check check) const {
+  // The check's results come in one copy.
+  std::int64_t* totals = work_->totals.data();
   report.elements = f_.num_elements;
   report.faces = faces_.num_faces;
   report.nodes = f_.num_nodes;
   report.edges = f_.num_edges;
-  report.hanging_faces = static_cast<index_t>(sum(backend_, faces_.num_faces, HangingFace{faces_}));
-  report.max_level = static_cast<int>(maximum(backend_, f_.num_elements, Level{f_.elem_level, 1}, 0));
-  report.min_level = -static_cast<int>(maximum(backend_, f_.num_elements, Level{f_.elem_level, -1}, 0));
+  sum(backend_, faces_.num_faces, HangingFace{faces_}, totals + total_hanging);
+  maximum(backend_, f_.num_elements, Level{f_.elem_level, 1}, 0, totals + total_max_level);
+  maximum(backend_, f_.num_elements, Level{f_.elem_level, -1}, 0, totals + total_min_level_negated);
+  if (check == Check::colors) {
+    sum(backend_, f_.num_elements, CheckColors{f_}, totals + total_failures);
+  } else {
+    sum(backend_, f_.num_elements, CheckElement{f_, faces_, edge_face_.data()}, totals + total_failures);
+    sum(backend_, faces_.num_faces, CheckFace{f_, faces_}, totals + total_failures_2);
+  }
+  const std::vector<std::int64_t> t = read_totals(backend_, totals + total_hanging, total_failures_2 - total_hanging + 1);
+  auto at = [&](int slot) { return t[std::size_t(slot - total_hanging)]; };
+  report.hanging_faces = static_cast<index_t>(at(total_hanging));
+  report.max_level = static_cast<int>(at(total_max_level));
+  report.min_level = -static_cast<int>(at(total_min_level_negated));
+  report.failures = at(total_failures) + (check == Check::full ? at(total_failures_2) : 0);
   report.color_begin = color_begin_;
   report.colors = 0;
   for (std::size_t c = 0; c + 1 < color_begin_.size(); ++c) report.colors += color_begin_[c + 1] > color_begin_[c];
   report.checked = check;
-  if (check == Check::colors)
-    report.failures = sum(backend_, f_.num_elements, CheckColors{f_});
-  else
-    report.failures = sum(backend_, f_.num_elements, CheckElement{f_, faces_, edge_face_.data()}) +
-                      sum(backend_, faces_.num_faces, CheckFace{f_, faces_});
 }
 
 AdaptReport TriangleForest::check(Check check) const {
   AdaptReport report;
   PhaseClock clock(backend_);
   count(report, check);
-  report.seconds_check = report.seconds = clock.lap();
+  clock.lap(report.seconds_check);
+  clock.finish(report.seconds);
   return report;
 }
 

@@ -3,9 +3,14 @@
 // adaptation (adapt/) count, compact and regroup with these (faces are placed by a scan, not a sort); nothing
 // here is written by hand (on the CPU a scan is split among the threads, each part scanned by Thrust).
 //
-// Only counts and totals come back to the host (one small copy each); arrays stay in the backend's memory.
+// Only counts and totals come back to the host; arrays stay in the backend's memory. On the GPU each value the
+// host reads waits for every kernel before it, and on small meshes those waits, not the work, are what a pass
+// costs: so each algorithm has a form that leaves its total in the backend's memory (an std::int64_t slot)
+// without waiting, and read_totals() brings many such slots to the host in one copy.
 #pragma once
 
+#include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -27,6 +32,8 @@
 #include "kernels/buffer.hpp"
 
 #if KEMPE_DEVICE_COMPILE
+#include <cub/device/device_reduce.cuh>
+#include <thrust/iterator/transform_iterator.h>
 #include <thrust/system/cuda/execution_policy.h>
 #endif
 
@@ -51,13 +58,16 @@ struct HostScratch {
   void deallocate(char* p, std::size_t) noexcept { host_release(p); }
 };
 
-/// run(policy) with Thrust's execution policy for `backend`; the CUDA backend only in nvcc-compiled units.
+/// run(policy) with Thrust's execution policy for `backend`; the CUDA backend only in nvcc-compiled units. On
+/// the GPU it is par_nosync: a scan or a sort returns once its kernels are launched (Thrust's `par` would wait
+/// for them), and what follows on launch_stream() runs after them; a reduction that returns its value waits
+/// for it all the same.
 template <class Run>
 decltype(auto) with_thrust_policy(Backend backend, Run&& run) {
 #if KEMPE_DEVICE_COMPILE
   if (backend == Backend::cuda) {
     ThrustScratch scratch;
-    return run(thrust::cuda::par(scratch).on(launch_stream()));
+    return run(thrust::cuda::par_nosync(scratch).on(launch_stream()));
   }
 #else
   if (backend == Backend::cuda) throw_host_only_translation_unit();
@@ -123,6 +133,48 @@ T exclusive_scan(Backend backend, const T* in, index_t n, T* out) {
 }
 
 namespace detail {
+/// *slot = value, or *slot = *from (+ *slot when adding), as one work item on the GPU.
+struct StoreTotal {
+  std::int64_t* slot;
+  std::int64_t value;
+  KEMPE_HD void operator()(index_t) const { *slot = value; }
+};
+template <class T>
+struct TakeTotal {
+  const T* from;
+  std::int64_t* slot;
+  bool add;
+  KEMPE_HD void operator()(index_t) const { *slot = (add ? *slot : 0) + static_cast<std::int64_t>(*from); }
+};
+/// *slot = value, a slot in the backend's memory (on the CPU the host's, written here).
+inline void store_total(Backend backend, std::int64_t* slot, std::int64_t value) {
+  if (backend == Backend::cpu)
+    *slot = value;
+  else
+    forall(backend, 1, StoreTotal{slot, value});
+}
+}  // namespace detail
+
+/// exclusive_scan with its total left in *total, a slot in the backend's memory, instead of returned: on the GPU
+/// nothing waits for the device (in and out may still be the same array: in[n-1] is kept before the scan).
+template <class T>
+void exclusive_scan(Backend backend, const T* in, index_t n, T* out, std::int64_t* total) {
+  if (n <= 0) {
+    detail::store_total(backend, total, 0);
+    return;
+  }
+  if (backend == Backend::cpu) {
+    const std::int64_t last_in = in[n - 1];
+    detail::exclusive_scan_cpu(in, n, out);
+    *total = last_in + static_cast<std::int64_t>(out[n - 1]);
+    return;
+  }
+  forall(backend, 1, detail::TakeTotal<T>{in + n - 1, total, false});
+  with_thrust_policy(backend, [&](auto&& policy) { thrust::exclusive_scan(policy, in, in + n, out); return 0; });
+  forall(backend, 1, detail::TakeTotal<T>{out + n - 1, total, true});
+}
+
+namespace detail {
 /// f(i) as a 64-bit integer, for transform_reduce over a counting iterator.
 template <class F>
 struct AsCount {
@@ -156,6 +208,127 @@ std::int64_t maximum(Backend backend, index_t n, F f, std::int64_t empty) {
                                     detail::AsCount<F>{f}, std::numeric_limits<std::int64_t>::min(), detail::Max64{});
   });
 }
+
+namespace detail {
+/// reduce(f(i), i in [0, n)) with `op` from `init` into *result in the backend's memory: CUB's device reduction on
+/// launch_stream() on the GPU (its temporary storage from the kept scratch block), Thrust on the CPU.
+template <class F, class Op>
+void reduce_into(Backend backend, index_t n, F f, Op op, std::int64_t init, std::int64_t* result) {
+  if (n <= 0) {
+    store_total(backend, result, init);
+    return;
+  }
+  if (backend == Backend::cpu) {
+    *result = with_thrust_policy(backend, [&](auto&& policy) {
+      return thrust::transform_reduce(policy, thrust::counting_iterator<index_t>(0), thrust::counting_iterator<index_t>(n),
+                                      AsCount<F>{f}, init, op);
+    });
+    return;
+  }
+#if KEMPE_DEVICE_COMPILE
+  const auto values = thrust::make_transform_iterator(thrust::counting_iterator<index_t>(0), AsCount<F>{f});
+  std::size_t bytes = 0;
+  cudaError_t status = cub::DeviceReduce::Reduce(nullptr, bytes, values, result, n, op, init, launch_stream());
+  if (status != cudaSuccess) throw_cuda_error(status, "cub::DeviceReduce::Reduce", "a total on the device");
+  void* temporary = scratch_acquire(bytes);
+  status = cub::DeviceReduce::Reduce(temporary, bytes, values, result, n, op, init, launch_stream());
+  scratch_release(temporary);  // the stream orders its next user after this reduction
+  if (status != cudaSuccess) throw_cuda_error(status, "cub::DeviceReduce::Reduce", "a total on the device");
+#else
+  throw_host_only_translation_unit();
+#endif
+}
+}  // namespace detail
+
+/// sum(backend, n, f) left in *result, a slot in the backend's memory; on the GPU nothing waits for the device.
+template <class F>
+void sum(Backend backend, index_t n, F f, std::int64_t* result) {
+  detail::reduce_into(backend, n, f, detail::Plus64{}, 0, result);
+}
+
+/// maximum(backend, n, f, empty) left in *result, a slot in the backend's memory, without waiting.
+template <class F>
+void maximum(Backend backend, index_t n, F f, std::int64_t empty, std::int64_t* result) {
+  if (n <= 0) {
+    detail::store_total(backend, result, empty);
+    return;
+  }
+  detail::reduce_into(backend, n, f, detail::Max64{}, std::numeric_limits<std::int64_t>::min(), result);
+}
+
+/// The slots [0, n) of a backend's array of totals, on the host: one copy (on the GPU it waits for the kernels
+/// that fill them).
+inline std::vector<std::int64_t> read_totals(Backend backend, const std::int64_t* slots, std::size_t n) {
+  std::vector<std::int64_t> values(n);
+  if (n == 0) return values;
+  if (backend == Backend::cpu)
+    std::copy(slots, slots + n, values.begin());
+  else
+    copy_to_host(values.data(), slots, n * sizeof(std::int64_t), "totals");
+  return values;
+}
+
+/// Marks on a backend's work, timed where the work runs (an adaptation's phases): on the GPU CUDA events
+/// recorded on launch_stream(), so that a mark waits for nothing and the times are read once, after the last
+/// mark; on the CPU the host's clock, since the work is done when its call returns. Only in nvcc-compiled units
+/// for the CUDA backend.
+class WorkMarks {
+ public:
+  explicit WorkMarks(Backend backend) : backend_(backend) {}
+  WorkMarks(const WorkMarks&) = delete;
+  WorkMarks& operator=(const WorkMarks&) = delete;
+  ~WorkMarks() {
+#if KEMPE_DEVICE_COMPILE
+    for (cudaEvent_t e : events_) (void)cudaEventDestroy(e);
+#endif
+  }
+
+  /// A mark after everything launched so far.
+  void mark() {
+    if (backend_ == Backend::cpu) {
+      host_.push_back(std::chrono::steady_clock::now());
+      return;
+    }
+#if KEMPE_DEVICE_COMPILE
+    cudaEvent_t e = nullptr;
+    cudaError_t status = cudaEventCreate(&e);
+    if (status == cudaSuccess) {
+      events_.push_back(e);
+      status = cudaEventRecord(e, launch_stream());
+    }
+    if (status != cudaSuccess) throw_cuda_error(status, "cudaEventRecord", "a phase mark");
+#else
+    throw_host_only_translation_unit();
+#endif
+  }
+
+  /// Seconds from each mark to the next; waits for the last mark.
+  std::vector<double> seconds() {
+    std::vector<double> s;
+    if (backend_ == Backend::cpu) {
+      for (std::size_t k = 1; k < host_.size(); ++k) s.push_back(std::chrono::duration<double>(host_[k] - host_[k - 1]).count());
+      return s;
+    }
+#if KEMPE_DEVICE_COMPILE
+    if (events_.empty()) return s;
+    cudaError_t status = cudaEventSynchronize(events_.back());
+    for (std::size_t k = 1; k < events_.size() && status == cudaSuccess; ++k) {
+      float ms = 0;
+      status = cudaEventElapsedTime(&ms, events_[k - 1], events_[k]);
+      s.push_back(1e-3 * double(ms));
+    }
+    if (status != cudaSuccess) throw_cuda_error(status, "cudaEventElapsedTime", "the phase marks");
+#endif
+    return s;
+  }
+
+ private:
+  Backend backend_;
+  std::vector<std::chrono::steady_clock::time_point> host_;
+#if KEMPE_DEVICE_COMPILE
+  std::vector<cudaEvent_t> events_;
+#endif
+};
 
 /// Sorts keys[0, n) ascending (radix sort on the GPU for integer keys).
 template <class T>

@@ -4,11 +4,15 @@
 // of the same classes is tested in tests/gpu/test_solver.cu.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <numeric>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "algorithm_totals.hpp"
 #include "dg_cases.hpp"
 #include "kernels/buffer.hpp"
 #include "kernels/dg_K.hpp"
@@ -103,6 +107,35 @@ struct PartWarpFunctor {
 struct TooLargeFunctor {
   static constexpr int block_size = 2048;
 };
+
+// The totals the adaptation's passes leave in the backend's memory (kernels/algorithms.hpp) equal the
+// standard library's and the returned ones, for an empty range, one value, and ranges long enough for the
+// threads to split a scan.
+TEST(Algorithms, TotalsLeftInTheBackendsMemory) {
+  std::mt19937 random(7);
+  for (const index_t n : {0, 1, 1000, 1 << 17}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    std::vector<index_t> values(n);
+    for (index_t& v : values) v = static_cast<index_t>(random() % 5);
+    const test::AlgorithmTotals t = test::algorithm_totals(Backend::cpu, values);
+    std::vector<index_t> expected(n);
+    std::exclusive_scan(values.begin(), values.end(), expected.begin(), index_t(0));
+    const std::int64_t total = std::accumulate(values.begin(), values.end(), std::int64_t(0));
+    const std::int64_t most = n == 0 ? -7 : *std::max_element(values.begin(), values.end());
+    EXPECT_EQ(t.scanned, expected);
+    EXPECT_EQ(t.scanned_in_place, expected);
+    EXPECT_EQ(t.slots, (std::vector<std::int64_t>{total, total, total, most, total, total}));
+  }
+}
+
+// Marks on the CPU's work give one time per interval, none negative.
+TEST(Algorithms, WorkMarksTimeEachInterval) {
+  WorkMarks marks(Backend::cpu);
+  for (int k = 0; k < 3; ++k) marks.mark();
+  const std::vector<double> s = marks.seconds();
+  ASSERT_EQ(s.size(), 2u);
+  for (const double x : s) EXPECT_GE(x, 0.0);
+}
 
 TEST(LaunchShape, DefaultsDeclaredValuesAndOverrides) {
   static_assert(BlockSizeOf<PlainFunctor>::value == forall_block_size && MinBlocksPerSm<PlainFunctor>::value == 1);

@@ -1,0 +1,43 @@
+// The totals of kernels/algorithms.hpp's scans and reductions left in a backend's memory, formed the same way on
+// either backend, for the CPU test (against the standard library) and the GPU test (against the CPU).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/algorithms.hpp"
+#include "kernels/buffer.hpp"
+
+namespace kempe::test {
+
+struct ValueAt {
+  const index_t* values;
+  KEMPE_HD index_t operator()(index_t i) const { return values[i]; }
+};
+
+/// What one backend gives for `values`: the exclusive scan into another array and in place, and the slots
+/// [scan total, in-place scan total, sum, maximum (-7 when empty), returned scan total, returned sum].
+struct AlgorithmTotals {
+  std::vector<index_t> scanned, scanned_in_place;
+  std::vector<std::int64_t> slots;
+};
+
+inline AlgorithmTotals algorithm_totals(Backend backend, const std::vector<index_t>& values) {
+  const index_t n = static_cast<index_t>(values.size());
+  RawArray<index_t> in(backend, values, "scan input"), out(backend, values.size() + 1, "scan output");
+  RawArray<index_t> in_place(backend, values, "in-place scan");
+  RawArray<std::int64_t> slots(backend, std::vector<std::int64_t>(4, -1), "totals");
+  exclusive_scan(backend, in.data(), n, out.data(), slots.data());
+  exclusive_scan(backend, in_place.data(), n, in_place.data(), slots.data() + 1);
+  sum(backend, n, ValueAt{in.data()}, slots.data() + 2);
+  maximum(backend, n, ValueAt{in.data()}, -7, slots.data() + 3);
+  AlgorithmTotals t;
+  t.slots = read_totals(backend, slots.data(), 4);
+  t.slots.push_back(exclusive_scan(backend, in.data(), n, out.data()));
+  t.slots.push_back(sum(backend, n, ValueAt{in.data()}));
+  t.scanned = out.to_host(values.size());
+  t.scanned_in_place = in_place.to_host(values.size());
+  return t;
+}
+
+}  // namespace kempe::test
