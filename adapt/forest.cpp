@@ -522,16 +522,18 @@ AdaptReport TriangleForest::adapt(Check check) {
 
   // 2:1 balance: raise leaves until no neighbour's new level exceeds another's by more than one. Levels only
   // rise, and never above the maximum (a raised leaf is below a neighbour that is at most at the maximum).
-  // Two passes per look at the count of raised leaves (each look waits for the device): applying a pass that
-  // raised nothing changes nothing.
+  // On the GPU two passes per look at the count of raised leaves, since each look waits for the device:
+  // applying a pass that raised nothing changes nothing.
   grow(b, w.raise, ne, "balance flags");
   grow(b, w.neighbors, std::size_t(max_neighbors) * ne, "neighbour table");
   forall(b, ne, Neighbors{from, w.neighbors.data()});
+  const int passes_per_look = b == Backend::cuda ? 2 : 1;
   for (;;) {
-    forall(b, ne, FindRaise{from.elem_level, w.delta.data(), w.neighbors.data(), max_level_, w.raise.data()});
-    forall(b, ne, ApplyRaise{from, w.raise.data(), w.delta.data()});
-    forall(b, ne, FindRaise{from.elem_level, w.delta.data(), w.neighbors.data(), max_level_, w.raise.data()});
-    report.balance_passes += 2;
+    for (int pass = 0; pass < passes_per_look; ++pass) {
+      if (pass > 0) forall(b, ne, ApplyRaise{from, w.raise.data(), w.delta.data()});
+      forall(b, ne, FindRaise{from.elem_level, w.delta.data(), w.neighbors.data(), max_level_, w.raise.data()});
+      ++report.balance_passes;
+    }
     if (sum(b, ne, Nonzero<std::uint8_t>{w.raise.data()}) == 0) break;
     forall(b, ne, ApplyRaise{from, w.raise.data(), w.delta.data()});
     if (report.balance_passes > 4 * max_level_limit + ne)

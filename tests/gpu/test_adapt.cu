@@ -64,7 +64,8 @@ TEST(GpuAdapt, SameMeshesAndColorsAsTheCpu) {
       ASSERT_TRUE(rg.valid()) << mesh.source << " cycle " << c << ": " << rg.failures << " failures";
       EXPECT_EQ(rc.elements, rg.elements);
       EXPECT_EQ(rc.hanging_faces, rg.hanging_faces);
-      EXPECT_EQ(rc.balance_passes, rg.balance_passes);
+      // The GPU runs the balance passes in pairs (one look at the device's count per pair): the CPU's count made even.
+      EXPECT_EQ(rg.balance_passes, rc.balance_passes + rc.balance_passes % 2);
       expect_same(cpu.to_host(), gpu.to_host(), mesh.source + " cycle " + std::to_string(c));
     }
   }

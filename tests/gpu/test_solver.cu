@@ -214,7 +214,8 @@ TEST(GpuSolver, NonPhysicalStateStopsTheRunNamingTheElement) {
 
 TEST(GpuSolver, BufferedStrategyMemoryIsMeasured) {
   SKIP_WITHOUT_GPU();
-  const Mesh mesh = test::periodic_mesh(32, 10.0, 0.2);
+  // Large enough that the driver's 2 MiB granularity is a few per cent of the solver's memory.
+  const Mesh mesh = test::periodic_mesh(128, 10.0, 0.2);
   using Solver = dg::EulerDG<3, double, euler::Flux::hll, test::Vortex>;
   auto measured = [&](dg::Strategy strategy) {
     const std::size_t before = device_memory().free_bytes;
@@ -226,9 +227,11 @@ TEST(GpuSolver, BufferedStrategyMemoryIsMeasured) {
   const auto [buffered_free, buffered] = measured(dg::Strategy::buffered);
   EXPECT_EQ(colored.strategy, 0u);
   EXPECT_EQ(buffered.strategy, std::size_t(2) * euler::num_vars * Solver::num_modes * mesh.num_faces() * sizeof(double));
-  // cudaMalloc rounds each allocation up (2 MiB pages for large ones): the driver's count is at least ours.
-  EXPECT_GE(colored_free, colored.total());
-  EXPECT_GE(buffered_free, buffered.total());
+  // cudaMalloc rounds each allocation up (2 MiB pages for large ones), so the driver's count is at least ours,
+  // less one page: small allocations share pages, and earlier tests may leave part of such a page to reuse.
+  constexpr std::size_t page = std::size_t(2) << 20;
+  EXPECT_GE(colored_free + page, colored.total());
+  EXPECT_GE(buffered_free + page, buffered.total());
   std::printf("colored %zu bytes (driver %zu), buffered %zu bytes (driver %zu)\n", colored.total(), colored_free,
               buffered.total(), buffered_free);
 }
