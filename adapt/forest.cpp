@@ -47,12 +47,61 @@ class PhaseClock {
 };
 
 /// Slots of the workspace's totals (backend memory) that an adaptation's passes fill and the host reads in a few
-/// copies: the counts (new edges, midpoints, new elements, refinements), the face count, the check's results,
-/// and the color ranges (up to 2 x 8 colors + 1), read with the face count.
+/// copies: the counts (new edges, midpoints, new elements, refinements), the face count, and the color ranges
+/// (up to 2 x 8 colors + 1), read with the face count.
 enum TotalSlot : int {
   total_new_edges = 0, total_midpoints, total_new_elements, total_refinements, total_faces,
-  total_hanging = 8, total_max_level, total_min_level_negated, total_failures, total_failures_2,
-  total_color_begin = 16, total_slots = total_color_begin + 2 * 8 + 1
+  total_color_begin = 8, total_slots = total_color_begin + 2 * 8 + 1
+};
+
+/// The totals of the counts' three scans (new edges, midpoints, new elements) into their slots, in one work item:
+/// in[n-1] + out[n-1] of each (the scans' inputs are kept).
+struct ScanTotals {
+  const index_t* in[3];
+  const index_t* out[3];
+  index_t n[3];
+  std::int64_t* totals;
+  KEMPE_HD void operator()(index_t) const {
+    for (int k = 0; k < 3; ++k)
+      totals[total_new_edges + k] = n[k] > 0 ? std::int64_t(in[k][n[k] - 1]) + std::int64_t(out[k][n[k] - 1]) : 0;
+  }
+};
+
+struct HangingFace {
+  FacePtrs faces;
+  KEMPE_HD int operator()(index_t i) const { return faces.face[i].left_half != whole_edge || faces.face[i].right_half != whole_edge; }
+};
+
+/// What count() reads of the current mesh, reduced in one pass over leaves and faces.
+struct MeshTotals {
+  std::int64_t hanging_faces, max_level, min_level_negated, failures;
+};
+struct CombineMeshTotals {
+  KEMPE_HD MeshTotals operator()(const MeshTotals& a, const MeshTotals& b) const {
+    return {a.hanging_faces + b.hanging_faces, a.max_level > b.max_level ? a.max_level : b.max_level,
+            a.min_level_negated > b.min_level_negated ? a.min_level_negated : b.min_level_negated, a.failures + b.failures};
+  }
+};
+/// Item i: leaf i's level and check (CheckColors, or CheckElement for the full check) below the leaves, face i's
+/// hanging flag (and CheckFace for the full check) below the faces.
+struct LeafAndFaceTotals {
+  ForestPtrs f;
+  FacePtrs faces;
+  const index_t* edge_face;
+  bool full;
+  KEMPE_HD MeshTotals operator()(index_t i) const {
+    constexpr std::int64_t none = -(std::int64_t(1) << 62);
+    MeshTotals t{0, none, none, 0};
+    if (i < f.num_elements) {
+      t.max_level = f.elem_level[i], t.min_level_negated = -std::int64_t(f.elem_level[i]);
+      t.failures += full ? std::int64_t(CheckElement{f, faces, edge_face}(i)) : std::int64_t(CheckColors{f}(i));
+    }
+    if (i < faces.num_faces) {
+      t.hanging_faces = HangingFace{faces}(i);
+      if (full) t.failures += CheckFace{f, faces}(i);
+    }
+    return t;
+  }
 };
 
 /// color_begin[c] (c in [0, colors]) from the face order's scanned table, as ColorBegin, into a total slot.
@@ -83,17 +132,6 @@ template <class T>
 struct Nonzero {
   const T* p;
   KEMPE_HD int operator()(index_t i) const { return p[i] != 0; }
-};
-
-struct HangingFace {
-  FacePtrs faces;
-  KEMPE_HD int operator()(index_t i) const { return faces.face[i].left_half != whole_edge || faces.face[i].right_half != whole_edge; }
-};
-
-struct Level {
-  const std::uint8_t* level;
-  int sign;
-  KEMPE_HD int operator()(index_t i) const { return sign * int(level[i]); }
 };
 
 /// Makes b hold at least n values, keeping it when it does: arrays are reused from one adaptation to the
@@ -244,13 +282,14 @@ struct TriangleForest::Workspace {
   RawArray<index_t> node_new, edge_new, mid_offset, elem_offset;
   RawArray<index_t> slot;
   RawArray<std::int64_t> totals;  // [total_slots] TotalSlot
+  RawArray<MeshTotals> mesh_totals;  // [1] count()'s
   // Geometry of the current mesh.
   RawArray<double> area, centroid_x, centroid_y, centroid_z, length, normal_x, normal_y, normal_z;
 
   template <class Self, class F>
   static void each(Self& a, F&& f) {
     f(a.delta), f(a.raise), f(a.state), f(a.neighbors), f(a.edge_count), f(a.mid_count), f(a.elem_count);
-    f(a.node_new), f(a.edge_new), f(a.mid_offset), f(a.elem_offset), f(a.slot), f(a.totals);
+    f(a.node_new), f(a.edge_new), f(a.mid_offset), f(a.elem_offset), f(a.slot), f(a.totals), f(a.mesh_totals);
     f(a.area), f(a.centroid_x), f(a.centroid_y), f(a.centroid_z), f(a.length), f(a.normal_x), f(a.normal_y);
     f(a.normal_z);
   }
@@ -381,6 +420,7 @@ TriangleForest::TriangleForest(const Mesh& start, Backend backend, int max_level
   faces_now_ = std::make_shared<FaceArrays>();
   work_ = std::make_shared<Workspace>();
   work_->totals = RawArray<std::int64_t>(backend, total_slots, "adaptation totals");
+  work_->mesh_totals = RawArray<MeshTotals>(backend, 1, "the mesh's check totals");
   Arrays& a = *arrays_;
   a.x = RawArray<double>(backend, x, "adapted mesh x"), a.y = RawArray<double>(backend, y, "adapted mesh y");
   a.z = RawArray<double>(backend, z, "adapted mesh z"), a.node_edge = RawArray<index_t>(backend, node_edge, "adapted mesh node edges");
@@ -559,9 +599,11 @@ AdaptReport TriangleForest::adapt(Check check) {
   grow(b, w.node_new, nn, "node renumbering"), grow(b, w.edge_new, nm, "edge renumbering");
   grow(b, w.mid_offset, nm, "midpoint offsets"), grow(b, w.elem_offset, ne, "element offsets");
   AdaptOffsets o{};
-  exclusive_scan(b, w.edge_count.data(), nm, w.edge_new.data(), totals + total_new_edges);
-  exclusive_scan(b, w.mid_count.data(), nm, w.mid_offset.data(), totals + total_midpoints);
-  exclusive_scan(b, w.elem_count.data(), ne, w.elem_offset.data(), totals + total_new_elements);
+  exclusive_scan(b, w.edge_count.data(), nm, w.edge_new.data(), nullptr);
+  exclusive_scan(b, w.mid_count.data(), nm, w.mid_offset.data(), nullptr);
+  exclusive_scan(b, w.elem_count.data(), ne, w.elem_offset.data(), nullptr);
+  forall(b, 1, ScanTotals{{w.edge_count.data(), w.mid_count.data(), w.elem_count.data()},
+                          {w.edge_new.data(), w.mid_offset.data(), w.elem_offset.data()}, {nm, nm, ne}, totals});
   sum(b, ne, Refines{w.delta.data()}, totals + total_refinements);
   o.edge_count = w.edge_count.data(), o.edge_new = w.edge_new.data(), o.mid_offset = w.mid_offset.data();
   o.elem_offset = w.elem_offset.data(), o.state = w.state.data(), o.delta = w.delta.data();
@@ -654,27 +696,20 @@ void TriangleForest::build_geometry() {
 Geometry TriangleForest::geometry() const { return work_->geometry(); }
 
 void TriangleForest::count(AdaptReport& report, Check check) const {
-  // The check's results come in one copy.
-  std::int64_t* totals = work_->totals.data();
+  // The check's results come in one reduction and one copy.
   report.elements = f_.num_elements;
   report.faces = faces_.num_faces;
   report.nodes = f_.num_nodes;
   report.edges = f_.num_edges;
-  sum(backend_, faces_.num_faces, HangingFace{faces_}, totals + total_hanging);
-  maximum(backend_, f_.num_elements, Level{f_.elem_level, 1}, 0, totals + total_max_level);
-  maximum(backend_, f_.num_elements, Level{f_.elem_level, -1}, 0, totals + total_min_level_negated);
-  if (check == Check::colors) {
-    sum(backend_, f_.num_elements, CheckColors{f_}, totals + total_failures);
-  } else {
-    sum(backend_, f_.num_elements, CheckElement{f_, faces_, edge_face_.data()}, totals + total_failures);
-    sum(backend_, faces_.num_faces, CheckFace{f_, faces_}, totals + total_failures_2);
-  }
-  const std::vector<std::int64_t> t = read_totals(backend_, totals + total_hanging, total_failures_2 - total_hanging + 1);
-  auto at = [&](int slot) { return t[std::size_t(slot - total_hanging)]; };
-  report.hanging_faces = static_cast<index_t>(at(total_hanging));
-  report.max_level = static_cast<int>(at(total_max_level));
-  report.min_level = -static_cast<int>(at(total_min_level_negated));
-  report.failures = at(total_failures) + (check == Check::full ? at(total_failures_2) : 0);
+  MeshTotals* totals = work_->mesh_totals.data();
+  reduce(backend_, std::max(f_.num_elements, faces_.num_faces),
+         LeafAndFaceTotals{f_, faces_, edge_face_.data(), check == Check::full}, CombineMeshTotals{},
+         MeshTotals{0, 0, -std::int64_t(max_level_limit + 1), 0}, totals);
+  const MeshTotals t = work_->mesh_totals.to_host(1)[0];
+  report.hanging_faces = static_cast<index_t>(t.hanging_faces);
+  report.max_level = static_cast<int>(t.max_level);
+  report.min_level = f_.num_elements > 0 ? -static_cast<int>(t.min_level_negated) : 0;
+  report.failures = t.failures;
   report.color_begin = color_begin_;
   report.colors = 0;
   for (std::size_t c = 0; c + 1 < color_begin_.size(); ++c) report.colors += color_begin_[c + 1] > color_begin_[c];

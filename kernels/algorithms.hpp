@@ -146,6 +146,12 @@ struct TakeTotal {
   bool add;
   KEMPE_HD void operator()(index_t) const { *slot = (add ? *slot : 0) + static_cast<std::int64_t>(*from); }
 };
+template <class T>
+struct StoreValue {
+  T* slot;
+  T value;
+  KEMPE_HD void operator()(index_t) const { *slot = value; }
+};
 /// *slot = value, a slot in the backend's memory (on the CPU the host's, written here).
 inline void store_total(Backend backend, std::int64_t* slot, std::int64_t value) {
   if (backend == Backend::cpu)
@@ -156,22 +162,24 @@ inline void store_total(Backend backend, std::int64_t* slot, std::int64_t value)
 }  // namespace detail
 
 /// exclusive_scan with its total left in *total, a slot in the backend's memory, instead of returned: on the GPU
-/// nothing waits for the device (in and out may still be the same array: in[n-1] is kept before the scan).
+/// nothing waits for the device (in and out may still be the same array: in[n-1] is kept before the scan). With
+/// total == nullptr no total is formed (a caller that scans into separate arrays may form several at once from
+/// in[n-1] + out[n-1]).
 template <class T>
 void exclusive_scan(Backend backend, const T* in, index_t n, T* out, std::int64_t* total) {
   if (n <= 0) {
-    detail::store_total(backend, total, 0);
+    if (total != nullptr) detail::store_total(backend, total, 0);
     return;
   }
   if (backend == Backend::cpu) {
     const std::int64_t last_in = in[n - 1];
     detail::exclusive_scan_cpu(in, n, out);
-    *total = last_in + static_cast<std::int64_t>(out[n - 1]);
+    if (total != nullptr) *total = last_in + static_cast<std::int64_t>(out[n - 1]);
     return;
   }
-  forall(backend, 1, detail::TakeTotal<T>{in + n - 1, total, false});
+  if (total != nullptr) forall(backend, 1, detail::TakeTotal<T>{in + n - 1, total, false});
   with_thrust_policy(backend, [&](auto&& policy) { thrust::exclusive_scan(policy, in, in + n, out); return 0; });
-  forall(backend, 1, detail::TakeTotal<T>{out + n - 1, total, true});
+  if (total != nullptr) forall(backend, 1, detail::TakeTotal<T>{out + n - 1, total, true});
 }
 
 namespace detail {
@@ -209,24 +217,24 @@ std::int64_t maximum(Backend backend, index_t n, F f, std::int64_t empty) {
   });
 }
 
-namespace detail {
-/// reduce(f(i), i in [0, n)) with `op` from `init` into *result in the backend's memory: CUB's device reduction on
-/// launch_stream() on the GPU (its temporary storage from the kept scratch block), Thrust on the CPU.
-template <class F, class Op>
-void reduce_into(Backend backend, index_t n, F f, Op op, std::int64_t init, std::int64_t* result) {
-  if (n <= 0) {
-    store_total(backend, result, init);
-    return;
-  }
+/// *result = op-reduction of init and f(i) for i in [0, n), a value of type T (several totals at once: a struct)
+/// left in the backend's memory without waiting: CUB's device reduction on launch_stream() on the GPU (its
+/// temporary storage from the kept scratch block), Thrust on the CPU. op must be associative and commutative.
+template <class T, class F, class Op>
+void reduce(Backend backend, index_t n, F f, Op op, T init, T* result) {
   if (backend == Backend::cpu) {
-    *result = with_thrust_policy(backend, [&](auto&& policy) {
-      return thrust::transform_reduce(policy, thrust::counting_iterator<index_t>(0), thrust::counting_iterator<index_t>(n),
-                                      AsCount<F>{f}, init, op);
+    *result = n <= 0 ? init : with_thrust_policy(backend, [&](auto&& policy) {
+      return thrust::transform_reduce(policy, thrust::counting_iterator<index_t>(0), thrust::counting_iterator<index_t>(n), f,
+                                      init, op);
     });
     return;
   }
+  if (n <= 0) {
+    forall(backend, 1, detail::StoreValue<T>{result, init});
+    return;
+  }
 #if KEMPE_DEVICE_COMPILE
-  const auto values = thrust::make_transform_iterator(thrust::counting_iterator<index_t>(0), AsCount<F>{f});
+  const auto values = thrust::make_transform_iterator(thrust::counting_iterator<index_t>(0), f);
   std::size_t bytes = 0;
   cudaError_t status = cub::DeviceReduce::Reduce(nullptr, bytes, values, result, n, op, init, launch_stream());
   if (status != cudaSuccess) throw_cuda_error(status, "cub::DeviceReduce::Reduce", "a total on the device");
@@ -238,12 +246,11 @@ void reduce_into(Backend backend, index_t n, F f, Op op, std::int64_t init, std:
   throw_host_only_translation_unit();
 #endif
 }
-}  // namespace detail
 
 /// sum(backend, n, f) left in *result, a slot in the backend's memory; on the GPU nothing waits for the device.
 template <class F>
 void sum(Backend backend, index_t n, F f, std::int64_t* result) {
-  detail::reduce_into(backend, n, f, detail::Plus64{}, 0, result);
+  reduce(backend, n, detail::AsCount<F>{f}, detail::Plus64{}, std::int64_t{0}, result);
 }
 
 /// maximum(backend, n, f, empty) left in *result, a slot in the backend's memory, without waiting.
@@ -253,7 +260,7 @@ void maximum(Backend backend, index_t n, F f, std::int64_t empty, std::int64_t* 
     detail::store_total(backend, result, empty);
     return;
   }
-  detail::reduce_into(backend, n, f, detail::Max64{}, std::numeric_limits<std::int64_t>::min(), result);
+  reduce(backend, n, detail::AsCount<F>{f}, detail::Max64{}, std::numeric_limits<std::int64_t>::min(), result);
 }
 
 /// The slots [0, n) of a backend's array of totals, on the host: one copy (on the GPU it waits for the kernels
