@@ -133,12 +133,7 @@ T exclusive_scan(Backend backend, const T* in, index_t n, T* out) {
 }
 
 namespace detail {
-/// *slot = value, or *slot = *from (+ *slot when adding), as one work item on the GPU.
-struct StoreTotal {
-  std::int64_t* slot;
-  std::int64_t value;
-  KEMPE_HD void operator()(index_t) const { *slot = value; }
-};
+/// *slot = *from (+ *slot when adding), or *slot = value, as one work item on the GPU.
 template <class T>
 struct TakeTotal {
   const T* from;
@@ -157,7 +152,7 @@ inline void store_total(Backend backend, std::int64_t* slot, std::int64_t value)
   if (backend == Backend::cpu)
     *slot = value;
   else
-    forall(backend, 1, StoreTotal{slot, value});
+    forall(backend, 1, StoreValue<std::int64_t>{slot, value});
 }
 }  // namespace detail
 
