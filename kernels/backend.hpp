@@ -131,16 +131,22 @@ class DeviceGraph {
   }
   /// Launches the recorded graph (asynchronous).
   void launch();
-  bool empty() const { return exec_ == nullptr; }
-  void clear();
+  /// Whether no recording is ready to launch (none made, or cleared since).
+  bool empty() const { return exec_ == nullptr || stale_; }
+  /// Forgets the recording: the next capture records anew. The executable graph is kept, and that capture updates
+  /// it in place when its launches are the same kernels with new arguments (cudaGraphExecUpdate, far cheaper
+  /// than instantiating anew: a mesh adaptation changes sizes and pointers only), else instantiates it again.
+  void clear() { stale_ = true; }
 
  private:
   void begin_capture();
   void end_capture();
   void abandon_capture() noexcept;
-  void* stream_ = nullptr;  // cudaStream_t
+  void release() noexcept;  // destroys the graph, its executable and the capture stream
+  void* stream_ = nullptr;  // cudaStream_t, kept from one capture to the next
   void* graph_ = nullptr;   // cudaGraph_t
   void* exec_ = nullptr;    // cudaGraphExec_t
+  bool stale_ = false;      // cleared since the last capture
 };
 
 /// Blocks of the reduction's first pass (a fixed grid: grid-stride loops cover any n); the scratch a

@@ -123,9 +123,9 @@ DeviceMemory device_memory() {
   return m;
 }
 
-DeviceGraph::~DeviceGraph() { clear(); }
+DeviceGraph::~DeviceGraph() { release(); }
 
-void DeviceGraph::clear() {
+void DeviceGraph::release() noexcept {
   if (exec_) (void)cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(exec_));
   if (graph_) (void)cudaGraphDestroy(static_cast<cudaGraph_t>(graph_));
   if (stream_) (void)cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
@@ -133,23 +133,39 @@ void DeviceGraph::clear() {
 }
 
 void DeviceGraph::begin_capture() {
-  clear();
-  cudaStream_t stream = nullptr;
-  // A blocking stream: plain cudaMemcpy on the legacy stream waits for the graph's work.
-  check(cudaStreamCreate(&stream), "cudaStreamCreate", "a graph capture");
-  stream_ = stream;
-  check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture", "a graph");
-  launch_stream() = stream;
+  if (!stream_) {
+    cudaStream_t stream = nullptr;
+    // A blocking stream: plain cudaMemcpy on the legacy stream waits for the graph's work.
+    check(cudaStreamCreate(&stream), "cudaStreamCreate", "a graph capture");
+    stream_ = stream;
+  }
+  check(cudaStreamBeginCapture(static_cast<cudaStream_t>(stream_), cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture",
+        "a graph");
+  launch_stream() = static_cast<cudaStream_t>(stream_);
 }
 
 void DeviceGraph::end_capture() {
   launch_stream() = nullptr;
   cudaGraph_t graph = nullptr;
   check(cudaStreamEndCapture(static_cast<cudaStream_t>(stream_), &graph), "cudaStreamEndCapture", "a graph");
+  if (graph_) (void)cudaGraphDestroy(static_cast<cudaGraph_t>(graph_));
   graph_ = graph;
+  if (exec_) {
+    // The same launches with new arguments update the executable in place; anything else (another number of
+    // launches, another kernel) is refused, and the executable is instantiated anew.
+    cudaGraphExecUpdateResultInfo info{};
+    if (cudaGraphExecUpdate(static_cast<cudaGraphExec_t>(exec_), graph, &info) == cudaSuccess) {
+      stale_ = false;
+      return;
+    }
+    (void)cudaGetLastError();
+    (void)cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(exec_));
+    exec_ = nullptr;
+  }
   cudaGraphExec_t exec = nullptr;
   check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate", "a graph");
   exec_ = exec;
+  stale_ = false;
 }
 
 void DeviceGraph::abandon_capture() noexcept {
@@ -158,11 +174,11 @@ void DeviceGraph::abandon_capture() noexcept {
   (void)cudaStreamEndCapture(static_cast<cudaStream_t>(stream_), &graph);
   if (graph) (void)cudaGraphDestroy(graph);
   (void)cudaGetLastError();
-  clear();
+  release();
 }
 
 void DeviceGraph::launch() {
-  if (!exec_) throw std::logic_error("DeviceGraph::launch before a capture");
+  if (empty()) throw std::logic_error("DeviceGraph::launch before a capture, or after clear() without one");
   check(cudaGraphLaunch(static_cast<cudaGraphExec_t>(exec_), static_cast<cudaStream_t>(stream_)), "cudaGraphLaunch", "a recorded step");
 }
 }  // namespace kempe

@@ -23,7 +23,7 @@ void copy_on_device(void*, const void*, std::size_t, const char* what) { no_cuda
 void device_synchronize(const char* what) { no_cuda(what); }
 DeviceMemory device_memory() { no_cuda("the memory report"); }
 DeviceGraph::~DeviceGraph() = default;
-void DeviceGraph::clear() {}
+void DeviceGraph::release() noexcept {}
 void DeviceGraph::begin_capture() { no_cuda("a graph capture"); }
 void DeviceGraph::end_capture() { no_cuda("a graph capture"); }
 void DeviceGraph::abandon_capture() noexcept {}

@@ -122,7 +122,10 @@ class EulerDG {
         bounds_.resize(std::size_t(2) * nv * VertexBounds<P, Real>::num_fields * mesh_.num_vertices());
     }
     if (blending_on()) size_blending();
+    // On the GPU the step's graph is recorded again here, as part of following the adaptation (so that its cost
+    // counts as adapting): the recording updates the executable graph in place (DeviceGraph::clear).
     step_graph_.clear();
+    if (backend_ == Backend::cuda && use_graphs_ && step_planned_) step_graph_.capture([&] { record_step(graph_plan_); });
     entropy_stale_ = true;
     // Only the leaves the transfer made can have lost positivity: a kept leaf holds what the last stage's
     // positivity pass left, and limiting it again could only move it by a rounding.
@@ -786,6 +789,7 @@ class EulerDG {
       if (step_graph_.empty() || !plan.same_graph(graph_plan_)) {
         step_graph_.capture([&] { record_step(plan); });
         graph_plan_ = plan;
+        step_planned_ = true;
       }
       step_graph_.launch();
     } else {
@@ -1043,6 +1047,7 @@ class EulerDG {
   bool fused_stages_ = true;
   DeviceGraph step_graph_;
   StepPlan graph_plan_{};
+  bool step_planned_ = false;  // graph_plan_ holds the plan of a recorded step
   Real clock_fixed_dt_ = Real(0);      // the fixed step in the clock now
   const Real* stop_guard_ = nullptr;   // the clock, while a step's kernels are launched
 };
