@@ -5,8 +5,9 @@
 //
 // Only counts and totals come back to the host; arrays stay in the backend's memory. On the GPU each value the
 // host reads waits for every kernel before it, and on small meshes those waits, not the work, are what a pass
-// costs: so each algorithm has a form that leaves its total in the backend's memory (an std::int64_t slot)
-// without waiting, and read_totals() brings many such slots to the host in one copy.
+// costs: so the scan and the reductions can leave their totals in the backend's memory (a slot) without
+// waiting, and read_totals() brings many such slots to the host in one copy. sum() and maximum() that return
+// their value wait for it.
 #pragma once
 
 #include <algorithm>
@@ -80,15 +81,6 @@ decltype(auto) with_thrust_policy(Backend backend, Run&& run) {
 #endif
 }
 
-/// One value of a backend's array, copied to the host (a count or an offset).
-template <class T>
-T value_at(Backend backend, const T* p) {
-  if (backend == Backend::cpu) return *p;
-  T value{};
-  copy_to_host(&value, p, sizeof(T), "a count");
-  return value;
-}
-
 namespace detail {
 /// Ranges shorter than this are scanned by one thread: splitting them costs more than it saves.
 inline constexpr index_t parallel_scan_minimum = index_t(1) << 16;
@@ -119,19 +111,6 @@ void exclusive_scan_cpu(const T* in, index_t n, T* out) {
 }
 }  // namespace detail
 
-/// out[i] = in[0] + ... + in[i-1] for i in [0, n) (in and out may be the same array); returns the total
-/// in[0] + ... + in[n-1], the size of whatever the offsets index.
-template <class T>
-T exclusive_scan(Backend backend, const T* in, index_t n, T* out) {
-  if (n <= 0) return T{};
-  const T last_in = value_at(backend, in + n - 1);
-  if (backend == Backend::cpu)
-    detail::exclusive_scan_cpu(in, n, out);
-  else
-    with_thrust_policy(backend, [&](auto&& policy) { thrust::exclusive_scan(policy, in, in + n, out); return 0; });
-  return static_cast<T>(value_at(backend, out + n - 1) + last_in);
-}
-
 namespace detail {
 /// *slot = *from (+ *slot when adding), or *slot = value, as one work item on the GPU.
 template <class T>
@@ -156,10 +135,10 @@ inline void store_total(Backend backend, std::int64_t* slot, std::int64_t value)
 }
 }  // namespace detail
 
-/// exclusive_scan with its total left in *total, a slot in the backend's memory, instead of returned: on the GPU
-/// nothing waits for the device (in and out may still be the same array: in[n-1] is kept before the scan). With
-/// total == nullptr no total is formed (a caller that scans into separate arrays may form several at once from
-/// in[n-1] + out[n-1]).
+/// out[i] = in[0] + ... + in[i-1] for i in [0, n) (in and out may be the same array), and the total
+/// in[0] + ... + in[n-1] left in *total, a slot in the backend's memory: on the GPU nothing waits for the device
+/// (in[n-1] is kept before the scan, for the in-place case). With total == nullptr no total is formed (a caller
+/// that scans into separate arrays may form several at once from in[n-1] + out[n-1]).
 template <class T>
 void exclusive_scan(Backend backend, const T* in, index_t n, T* out, std::int64_t* total) {
   if (n <= 0) {
@@ -246,16 +225,6 @@ void reduce(Backend backend, index_t n, F f, Op op, T init, T* result) {
 template <class F>
 void sum(Backend backend, index_t n, F f, std::int64_t* result) {
   reduce(backend, n, detail::AsCount<F>{f}, detail::Plus64{}, std::int64_t{0}, result);
-}
-
-/// maximum(backend, n, f, empty) left in *result, a slot in the backend's memory, without waiting.
-template <class F>
-void maximum(Backend backend, index_t n, F f, std::int64_t empty, std::int64_t* result) {
-  if (n <= 0) {
-    detail::store_total(backend, result, empty);
-    return;
-  }
-  reduce(backend, n, detail::AsCount<F>{f}, detail::Max64{}, std::numeric_limits<std::int64_t>::min(), result);
 }
 
 /// The slots [0, n) of a backend's array of totals, on the host: one copy (on the GPU it waits for the kernels

@@ -124,7 +124,7 @@ TEST(Algorithms, TotalsLeftInTheBackendsMemory) {
     const std::int64_t most = n == 0 ? -7 : *std::max_element(values.begin(), values.end());
     EXPECT_EQ(t.scanned, expected);
     EXPECT_EQ(t.scanned_in_place, expected);
-    EXPECT_EQ(t.slots, (std::vector<std::int64_t>{total, total, total, most, total, total}));
+    EXPECT_EQ(t.slots, (std::vector<std::int64_t>{total, total, total, total, most, total}));
   }
 }
 
