@@ -22,13 +22,15 @@ configure: setup
 build: configure
 	cmake --build $(BUILD) -j$(JOBS)
 
-# `make run` builds only the kempe program and the libraries it links; `make test` builds everything.
+# `make run` builds only the kempe program and the libraries it links.
 run: configure
 	cmake --build $(BUILD) -j$(JOBS) --target kempe
 	$(KEMPE) run cases/double_mach.yaml --set mesh.size=$(RUN_SIZE) --output $(RUN_OUT)
 
-# ctest runs JOBS tests at once: one OpenMP thread each, so that no test's threads spin on a core another test needs.
-test: build
+# `make test` builds every program but the benchmarks (target kempe_test_programs), then runs ctest: JOBS tests at
+# once, one OpenMP thread each, so that no test's threads spin on a core another test needs.
+test: configure
+	cmake --build $(BUILD) -j$(JOBS) --target kempe_test_programs
 	OMP_NUM_THREADS=1 ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
 
 # The whole test suite built with AddressSanitizer and UndefinedBehaviorSanitizer (CMake preset asan: Debug, CPU
