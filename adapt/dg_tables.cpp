@@ -9,6 +9,7 @@
 #include <string>
 
 #include "adapt/dg_tables_K.hpp"
+#include "adapt/fused_passes.hpp"
 #include "kernels/algorithms.hpp"
 
 namespace kempe::adapt {
@@ -60,18 +61,18 @@ DGTableCounts build_dg_tables(const TriangleForest& forest, const DGTablePtrs<Re
                              " leaves of the adapted mesh are degenerate or clockwise");
   counts.boundary_groups = static_cast<std::int32_t>(most);
   const Geometry geometry = forest.geometry();
-  forall(b, ne, DGElementTables<Real>{f, forest.edge_faces(), geometry.centroid_x, geometry.centroid_y, t});
-  forall(b, nf, DGFaceTables<Real>{f, faces, geometry, t});
-
+  const DGElementTables<Real> element_tables{f, forest.edge_faces(), geometry.centroid_x, geometry.centroid_y, t};
+  const DGFaceTables<Real> face_tables{f, faces, geometry, t};
+  if (t.vertex_element_begin == nullptr) {
+    forall_both(b, ne, element_tables, nf, face_tables);
+    return counts;
+  }
   // Vertex v's elements in ascending order: sort the (vertex, element) pairs, then each vertex's list starts at
   // the first pair of its own (VertexElementBegin). Nodes no leaf uses (a start mesh's stray nodes) get empty lists.
-  if (t.vertex_element_begin != nullptr) {
-    forall(b, ne, VertexElementKeys{f, t.sort_keys});
-    sort_keys(b, t.sort_keys, 3 * ne);
-    forall(b, 3 * ne, VertexElementValues{t.sort_keys, t.vertex_elements});
-    forall(b, 3 * ne + 1, VertexElementBegin{t.sort_keys, 3 * ne, nn, t.vertex_element_begin});
-  }
-
+  forall_three(b, ne, element_tables, nf, face_tables, ne, VertexElementKeys{f, t.sort_keys});
+  sort_keys(b, t.sort_keys, 3 * ne);
+  forall_both(b, 3 * ne, VertexElementValues{t.sort_keys, t.vertex_elements}, 3 * ne + 1,
+              VertexElementBegin{t.sort_keys, 3 * ne, nn, t.vertex_element_begin});
   return counts;
 }
 

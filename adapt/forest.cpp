@@ -13,8 +13,10 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
+#include "adapt/fused_passes.hpp"
 #include "kernels/algorithms.hpp"
 #include "mesh/boundary_curve.hpp"
 
@@ -51,7 +53,7 @@ class PhaseClock {
 /// (up to 2 x 8 colors + 1), read with the face count.
 enum TotalSlot : int {
   total_new_edges = 0, total_midpoints, total_new_elements, total_refinements, total_faces,
-  total_color_begin = 8, total_slots = total_color_begin + 2 * 8 + 1
+  total_color_begin = 8, total_mesh = total_color_begin + 2 * 8 + 1, total_slots = total_mesh + 4
 };
 
 /// The totals of the counts' three scans (new edges, midpoints, new elements) into their slots, in one work item:
@@ -82,6 +84,7 @@ struct Level {
 struct MeshTotals {
   std::int64_t hanging_faces, max_level, min_level_negated, failures;
 };
+static_assert(sizeof(MeshTotals) == 4 * sizeof(std::int64_t), "the check's totals fill four total slots");
 struct CombineMeshTotals {
   KEMPE_HD MeshTotals operator()(const MeshTotals& a, const MeshTotals& b) const {
     return {a.hanging_faces + b.hanging_faces, a.max_level > b.max_level ? a.max_level : b.max_level,
@@ -96,6 +99,8 @@ struct LeafAndFaceTotals {
   FacePtrs faces;
   const index_t* edge_face;
   bool full;
+  /// The face count in the backend's memory when the items cover every edge (a deferred face count: Workspace::faces_pending), or null.
+  const std::int64_t* pending_faces = nullptr;
   KEMPE_HD MeshTotals operator()(index_t i) const {
     constexpr std::int64_t none = -(std::int64_t(1) << 62);
     MeshTotals t{0, none, none, 0};
@@ -104,6 +109,7 @@ struct LeafAndFaceTotals {
       t.failures = full ? std::int64_t(CheckElement{f, faces, edge_face}(i)) : std::int64_t(CheckColors{f}(i));
     } else {
       const index_t k = i - f.num_elements;
+      if (pending_faces != nullptr && k >= *pending_faces) return t;
       t.hanging_faces = HangingFace{faces}(k);
       if (full) t.failures = CheckFace{f, faces}(k);
     }
@@ -120,6 +126,16 @@ struct ColorBeginTotals {
   std::int64_t* color_begin;
   KEMPE_HD void operator()(index_t c) const {
     color_begin[c] = c == colors ? *num_faces : std::int64_t(place[std::size_t(c) * std::size_t(num_elements)]);
+  }
+};
+
+/// f(i) for i below a count in the backend's memory: a launch over an upper bound of a count not read yet.
+template <class F>
+struct BelowCount {
+  F f;
+  const std::int64_t* count;
+  KEMPE_HD void operator()(index_t i) const {
+    if (i < *count) f(i);
   }
 };
 
@@ -289,14 +305,17 @@ struct TriangleForest::Workspace {
   RawArray<index_t> node_new, edge_new, mid_offset, elem_offset;
   RawArray<index_t> slot;
   RawArray<std::int64_t> totals;  // [total_slots] TotalSlot
-  RawArray<MeshTotals> mesh_totals;  // [1] count()'s
+  // On the GPU an adaptation leaves the face count and color ranges in the totals (faces_pending): faces_ then
+  // spans the edges until count() reads them with the check's figures into face_totals, one wait instead of two.
+  bool defer_face_count = false, faces_pending = false;
+  std::vector<std::int64_t> face_totals;  // [total_mesh - total_faces] from total_faces, as count() read them
   // Geometry of the current mesh.
   RawArray<double> area, centroid_x, centroid_y, centroid_z, length, normal_x, normal_y, normal_z;
 
   template <class Self, class F>
   static void each(Self& a, F&& f) {
     f(a.delta), f(a.raise), f(a.state), f(a.neighbors), f(a.edge_count), f(a.mid_count), f(a.elem_count);
-    f(a.node_new), f(a.edge_new), f(a.mid_offset), f(a.elem_offset), f(a.slot), f(a.totals), f(a.mesh_totals);
+    f(a.node_new), f(a.edge_new), f(a.mid_offset), f(a.elem_offset), f(a.slot), f(a.totals);
     f(a.area), f(a.centroid_x), f(a.centroid_y), f(a.centroid_z), f(a.length), f(a.normal_x), f(a.normal_y);
     f(a.normal_z);
   }
@@ -427,7 +446,6 @@ TriangleForest::TriangleForest(const Mesh& start, Backend backend, int max_level
   faces_now_ = std::make_shared<FaceArrays>();
   work_ = std::make_shared<Workspace>();
   work_->totals = RawArray<std::int64_t>(backend, total_slots, "adaptation totals");
-  work_->mesh_totals = RawArray<MeshTotals>(backend, 1, "the mesh's check totals");
   Arrays& a = *arrays_;
   a.x = RawArray<double>(backend, x, "adapted mesh x"), a.y = RawArray<double>(backend, y, "adapted mesh y");
   a.z = RawArray<double>(backend, z, "adapted mesh z"), a.node_edge = RawArray<index_t>(backend, node_edge, "adapted mesh node edges");
@@ -527,12 +545,14 @@ void TriangleForest::reserve(index_t elements, index_t nodes, index_t edges, ind
   std::swap(arrays_, spare_);
   f_ = arrays_->ptrs(f_.num_nodes, f_.num_elements, f_.num_edges, f_.root_nodes, f_.num_colors);
   spare_->reserve(b, index_t(nn), index_t(ne), index_t(nm));
-  faces_now_->reserve(b, index_t(nf));
+  // On the GPU an adaptation builds its faces into room for every edge (Workspace::faces_pending).
+  const std::size_t face_room = b == Backend::cuda ? std::max(nf, nm) : nf;
+  faces_now_->reserve(b, index_t(face_room));
   each(w.delta, ne), each(w.raise, ne), each(w.neighbors, std::size_t(max_neighbors) * ne), each(w.elem_count, ne), each(w.elem_offset, ne), each(w.node_new, nn);
   each(w.state, nm), each(w.edge_count, nm), each(w.mid_count, nm), each(w.edge_new, nm), each(w.mid_offset, nm);
   each(w.slot, cells), each(edge_face_, nm);
   each(w.area, ne), each(w.centroid_x, ne), each(w.centroid_y, ne), each(w.centroid_z, ne);
-  each(w.length, nf), each(w.normal_x, nf), each(w.normal_y, nf), each(w.normal_z, nf);
+  each(w.length, face_room), each(w.normal_x, face_room), each(w.normal_y, face_room), each(w.normal_z, face_room);
   each(refine_, ne), each(coarsen_, ne);
   Arrays::each(*spare_, touch_each);
   FaceArrays::each(*faces_now_, touch_each);
@@ -590,11 +610,10 @@ AdaptReport TriangleForest::adapt(Check check) {
 
   // Counts and offsets: the scans' totals and the refinements are read in one copy.
   grow(b, w.state, nm, "edge actions");
-  forall(b, nm, EdgeActions{from, w.delta.data(), w.state.data()});
   grow(b, w.edge_count, nm, "new edges per edge"), grow(b, w.mid_count, nm, "midpoints per edge");
   grow(b, w.elem_count, ne, "new elements");
+  forall_both(b, nm, EdgeActions{from, w.delta.data(), w.state.data()}, ne, ElementCounts{from, w.delta.data(), w.elem_count.data()});
   forall(b, nm, EdgeCounts{from, w.delta.data(), w.state.data(), w.edge_count.data(), w.mid_count.data()});
-  forall(b, ne, ElementCounts{from, w.delta.data(), w.elem_count.data()});
   // Bounds before the 32-bit scans and indices: at most 4 elements per leaf, 1 + 2 + 6 edges per edge, 2 nodes
   // per edge; the widest rows are [elements][3] and [edges][4] (boundary tangents).
   const std::int64_t bound = 12 * std::int64_t(ne) + 36 * std::int64_t(nm) + 2 * std::int64_t(nm) + nn;
@@ -640,9 +659,7 @@ AdaptReport TriangleForest::adapt(Check check) {
   // New nodes, edges and elements into the spare arrays; each new leaf enters itself on its edges.
   spare_->reserve(b, new_nodes_total, new_elements, new_edges_total);
   const ForestPtrs to = spare_->ptrs(new_nodes_total, new_elements, new_edges_total, from.root_nodes, from.num_colors);
-  forall(b, nn, MoveNodes{from, to, o});
-  forall(b, nm, NewMidpoints{from, to, o, shifts_});
-  forall(b, nm, MoveEdges{from, to, o});
+  forall_three(b, nn, MoveNodes{from, to, o}, nm, NewMidpoints{from, to, o, shifts_}, nm, MoveEdges{from, to, o});
   forall(b, ne, BuildElements{from, to, o});
   std::swap(arrays_, spare_);
   f_ = to;
@@ -653,11 +670,18 @@ AdaptReport TriangleForest::adapt(Check check) {
   flag_all(false, false);
   clock.lap(report.seconds_build);
 
+  w.defer_face_count = true;
   build_faces();
+  w.defer_face_count = false;
   clock.lap(report.seconds_faces);
   build_geometry();
   clock.lap(report.seconds_geometry);
   count(report, check);
+  if (w.faces_pending) {
+    faces_.num_faces = index_t(w.face_totals[0]);
+    color_begin_.assign(w.face_totals.begin() + (total_color_begin - total_faces), w.face_totals.end());
+    w.faces_pending = false;
+  }
   clock.lap(report.seconds_check);
   clock.finish(report.seconds);
   return report;
@@ -677,13 +701,21 @@ void TriangleForest::build_faces() {
   forall(b, nm, MarkFaces{f_, w.slot.data()});
   // Two faces of one color with one left leaf would share a cell (and a place); CheckColors counts them.
   exclusive_scan(b, w.slot.data(), index_t(cells), w.slot.data(), totals + total_faces);
-  // The face count and the color ranges come in one copy.
   forall(b, colors + 1, ColorBeginTotals{w.slot.data(), f_.num_elements, totals + total_faces, colors, totals + total_color_begin});
+  grow(b, edge_face_, nm, "edge faces");
+  w.faces_pending = w.defer_face_count && b == Backend::cuda;
+  if (w.faces_pending) {
+    // Every face is a leaf edge: room for the edges holds them, and the count is read later (count()).
+    faces_now_->reserve(b, nm);
+    faces_ = faces_now_->ptrs(nm);
+    forall(b, nm, BuildFaces{f_, w.slot.data(), faces_, edge_face_.data()});
+    return;
+  }
+  // The face count and the color ranges come in one copy.
   const std::vector<std::int64_t> t = read_totals(b, totals + total_faces, std::size_t(total_color_begin - total_faces + colors + 1));
   const index_t nf = index_t(t[0]);
   color_begin_.assign(t.begin() + (total_color_begin - total_faces), t.end());
   faces_now_->reserve(b, nf);
-  grow(b, edge_face_, nm, "edge faces");
   const FacePtrs faces = faces_now_->ptrs(nf);
   forall(b, nm, BuildFaces{f_, w.slot.data(), faces, edge_face_.data()});
   faces_ = faces;
@@ -692,46 +724,71 @@ void TriangleForest::build_faces() {
 void TriangleForest::build_geometry() {
   Workspace& w = *work_;
   const Backend b = backend_;
-  const std::size_t ne = f_.num_elements, nf = faces_.num_faces;
+  const std::size_t ne = f_.num_elements, nf = faces_.num_faces;  // with w.faces_pending, the edges
   grow(b, w.area, ne, "leaf areas"), grow(b, w.centroid_x, ne, "leaf centroids x"), grow(b, w.centroid_y, ne, "leaf centroids y");
   grow(b, w.centroid_z, ne, "leaf centroids z"), grow(b, w.length, nf, "face lengths"), grow(b, w.normal_x, nf, "face normals x");
   grow(b, w.normal_y, nf, "face normals y"), grow(b, w.normal_z, nf, "face normals z");
-  forall(b, f_.num_elements, ElementGeometry{f_, w.geometry(), planar_});
-  forall(b, faces_.num_faces, FaceGeometry{f_, faces_, w.geometry(), planar_});
+  const ElementGeometry elements{f_, w.geometry(), planar_};
+  const FaceGeometry faces{f_, faces_, w.geometry(), planar_};
+  if (w.faces_pending)
+    forall_both(b, f_.num_elements, elements, faces_.num_faces, BelowCount<FaceGeometry>{faces, w.totals.data() + total_faces});
+  else
+    forall_both(b, f_.num_elements, elements, faces_.num_faces, faces);
 }
 
 Geometry TriangleForest::geometry() const { return work_->geometry(); }
 
-void TriangleForest::count(AdaptReport& report, Check check) const {
-  report.elements = f_.num_elements;
-  report.faces = faces_.num_faces;
-  report.nodes = f_.num_nodes;
-  report.edges = f_.num_edges;
-  const bool full = check == Check::full;
-  MeshTotals t{};
-  if (backend_ == Backend::cuda) {
-    // On the GPU one reduction and one copy: each reduction is a launch and each value read a wait.
-    MeshTotals* totals = work_->mesh_totals.data();
-    reduce(backend_, f_.num_elements + faces_.num_faces, LeafAndFaceTotals{f_, faces_, edge_face_.data(), full},
-           CombineMeshTotals{}, MeshTotals{0, 0, -std::int64_t(max_level_limit + 1), 0}, totals);
-    t = work_->mesh_totals.to_host(1)[0];
-  } else {
-    // On the CPU a pass per figure: the one-value passes vectorize, and the fused pass ran the check at half the speed.
-    t.hanging_faces = sum(backend_, faces_.num_faces, HangingFace{faces_});
-    t.max_level = maximum(backend_, f_.num_elements, Level{f_.elem_level, 1}, 0);
-    t.min_level_negated = maximum(backend_, f_.num_elements, Level{f_.elem_level, -1}, 0);
-    t.failures = full ? sum(backend_, f_.num_elements, CheckElement{f_, faces_, edge_face_.data()}) +
-                            sum(backend_, faces_.num_faces, CheckFace{f_, faces_})
-                      : sum(backend_, f_.num_elements, CheckColors{f_});
-  }
-  report.hanging_faces = static_cast<index_t>(t.hanging_faces);
-  report.max_level = static_cast<int>(t.max_level);
-  report.min_level = f_.num_elements > 0 ? -static_cast<int>(t.min_level_negated) : 0;
-  report.failures = t.failures;
-  report.color_begin = color_begin_;
+namespace {
+/// The check's reduction starts from these (MeshTotals: no hanging face, levels, no failure).
+constexpr MeshTotals no_mesh_totals{0, 0, -std::int64_t(max_level_limit + 1), 0};
+
+/// The report's figures of a leaf mesh: sizes, the check's totals, colors used.
+void report_totals(AdaptReport& report, const ForestPtrs& f, index_t faces, std::vector<index_t> color_begin,
+                   const std::int64_t* mesh_totals, Check check) {
+  report.elements = f.num_elements;
+  report.faces = faces;
+  report.nodes = f.num_nodes;
+  report.edges = f.num_edges;
+  report.hanging_faces = static_cast<index_t>(mesh_totals[0]);
+  report.max_level = static_cast<int>(mesh_totals[1]);
+  report.min_level = f.num_elements > 0 ? -static_cast<int>(mesh_totals[2]) : 0;
+  report.failures = mesh_totals[3];
   report.colors = 0;
-  for (std::size_t c = 0; c + 1 < color_begin_.size(); ++c) report.colors += color_begin_[c + 1] > color_begin_[c];
+  for (std::size_t c = 0; c + 1 < color_begin.size(); ++c) report.colors += color_begin[c + 1] > color_begin[c];
+  report.color_begin = std::move(color_begin);
   report.checked = check;
+}
+}  // namespace
+
+void TriangleForest::count(AdaptReport& report, Check check) const {
+  const bool full = check == Check::full;
+  Workspace& w = *work_;
+  if (backend_ == Backend::cuda) {
+    // On the GPU one reduction and one copy: each reduction is a launch and each value read a wait. With the face
+    // count pending, the faces span the edges (those past the count in its slot left out), and the count and the
+    // color ranges come in the same copy.
+    std::int64_t* totals = w.totals.data();
+    const std::int64_t* pending = w.faces_pending ? totals + total_faces : nullptr;
+    reduce(backend_, f_.num_elements + faces_.num_faces, LeafAndFaceTotals{f_, faces_, edge_face_.data(), full, pending},
+           CombineMeshTotals{}, no_mesh_totals, reinterpret_cast<MeshTotals*>(totals + total_mesh));
+    if (!w.faces_pending) {
+      report_totals(report, f_, faces_.num_faces, color_begin_, read_totals(backend_, totals + total_mesh, 4).data(), check);
+      return;
+    }
+    const std::vector<std::int64_t> t = read_totals(backend_, totals + total_faces, std::size_t(total_slots - total_faces));
+    const int colors = 2 * f_.num_colors;
+    w.face_totals.assign(t.begin(), t.begin() + (total_color_begin - total_faces + colors + 1));
+    std::vector<index_t> color_begin(w.face_totals.begin() + (total_color_begin - total_faces), w.face_totals.end());
+    report_totals(report, f_, index_t(t[0]), std::move(color_begin), t.data() + (total_mesh - total_faces), check);
+    return;
+  }
+  // On the CPU a pass per figure: the one-value passes vectorize, and the fused pass ran the check at half the speed.
+  const std::int64_t t[4] = {
+      sum(backend_, faces_.num_faces, HangingFace{faces_}), maximum(backend_, f_.num_elements, Level{f_.elem_level, 1}, 0),
+      maximum(backend_, f_.num_elements, Level{f_.elem_level, -1}, 0),
+      full ? sum(backend_, f_.num_elements, CheckElement{f_, faces_, edge_face_.data()}) + sum(backend_, faces_.num_faces, CheckFace{f_, faces_})
+           : sum(backend_, f_.num_elements, CheckColors{f_})};
+  report_totals(report, f_, faces_.num_faces, color_begin_, t, check);
 }
 
 AdaptReport TriangleForest::check(Check check) const {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "adapt/forest.hpp"
+#include "adapt/fused_passes.hpp"
 #include "base/threads.hpp"
 #include "coloring/coloring.hpp"
 #include "coloring/reorder.hpp"
@@ -96,6 +97,28 @@ void expect_consistent(const adapt::LeafMesh& m, int start_colors, const std::st
 long euler_characteristic(const adapt::LeafMesh& m) {
   std::set<index_t> used(m.element_vertices.begin(), m.element_vertices.end());
   return long(used.size()) - long(m.num_faces()) + long(m.num_elements());
+}
+
+namespace {
+struct CountVisits {
+  int* visits;
+  KEMPE_HD void operator()(index_t i) const { ++visits[i]; }
+};
+}  // namespace
+
+// The GPU runs independent passes of an adaptation as one launch (adapt::BothPasses): each pass still visits its
+// own range once, whichever range is the longer.
+TEST(Forest, FusedPassesVisitEachOwnRangeOnce) {
+  std::vector<int> a(7, 0), b(12, 0), c(3, 0);
+  forall(Backend::cpu, 12, adapt::BothPasses<CountVisits, CountVisits>{{a.data()}, {b.data()}, 7, 12});
+  forall(Backend::cpu, 12, adapt::BothPasses<CountVisits, CountVisits>{{b.data()}, {a.data()}, 12, 7});
+  EXPECT_THAT(a, ::testing::Each(2));
+  EXPECT_THAT(b, ::testing::Each(2));
+  adapt::forall_three(Backend::cpu, 7, CountVisits{a.data()}, 12, CountVisits{b.data()}, 3, CountVisits{c.data()});
+  adapt::forall_both(Backend::cpu, 3, CountVisits{c.data()}, 0, CountVisits{a.data()});
+  EXPECT_THAT(a, ::testing::Each(3));
+  EXPECT_THAT(b, ::testing::Each(3));
+  EXPECT_THAT(c, ::testing::Each(2));
 }
 
 TEST(Forest, StartsAsTheStartMesh) {
