@@ -49,8 +49,8 @@ class PhaseClock {
 };
 
 /// Slots of the workspace's totals (backend memory) that an adaptation's passes fill and the host reads in a few
-/// copies: the counts (new edges, midpoints, new elements, refinements), the face count, and the color ranges
-/// (up to 2 x 8 colors + 1), read with the face count.
+/// copies: the counts (new edges, midpoints, new elements, refinements), the face count, the color ranges
+/// (up to 2 x 8 colors + 1), read with the face count, and the check's four figures (MeshTotals).
 enum TotalSlot : int {
   total_new_edges = 0, total_midpoints, total_new_elements, total_refinements, total_faces,
   total_color_begin = 8, total_mesh = total_color_begin + 2 * 8 + 1, total_slots = total_mesh + 4
@@ -670,9 +670,8 @@ AdaptReport TriangleForest::adapt(Check check) {
   flag_all(false, false);
   clock.lap(report.seconds_build);
 
-  w.defer_face_count = true;
+  w.defer_face_count = true;  // taken (and reset) by build_faces
   build_faces();
-  w.defer_face_count = false;
   clock.lap(report.seconds_faces);
   build_geometry();
   clock.lap(report.seconds_geometry);
@@ -690,6 +689,8 @@ AdaptReport TriangleForest::adapt(Check check) {
 void TriangleForest::build_faces() {
   Workspace& w = *work_;
   const Backend b = backend_;
+  // Taken and reset first, so that no later call defers its count whatever this one throws.
+  const bool defer = std::exchange(w.defer_face_count, false);
   const index_t nm = f_.num_edges;
   const int colors = 2 * f_.num_colors;
   const std::size_t cells = std::size_t(colors) * std::size_t(f_.num_elements);
@@ -703,7 +704,7 @@ void TriangleForest::build_faces() {
   exclusive_scan(b, w.slot.data(), index_t(cells), w.slot.data(), totals + total_faces);
   forall(b, colors + 1, ColorBeginTotals{w.slot.data(), f_.num_elements, totals + total_faces, colors, totals + total_color_begin});
   grow(b, edge_face_, nm, "edge faces");
-  w.faces_pending = w.defer_face_count && b == Backend::cuda;
+  w.faces_pending = defer && b == Backend::cuda;
   if (w.faces_pending) {
     // Every face is a leaf edge: room for the edges holds them, and the count is read later (count()).
     faces_now_->reserve(b, nm);
