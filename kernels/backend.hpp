@@ -169,24 +169,12 @@ struct CpuSimd<F, std::void_t<decltype(F::cpu_simd)>> {
 /// Runs f(i) for i in [0, n) on the CPU with OpenMP; f must be safe to run concurrently for distinct i.
 template <class F>
 void forall_cpu(index_t n, F&& f) {
-  using Functor = std::decay_t<F>;
-  if constexpr (CpuSimd<Functor>::value) {
+  if constexpr (CpuSimd<std::decay_t<F>>::value) {
     KEMPE_OMP_PARALLEL_FOR_SIMD
     for (index_t i = 0; i < n; ++i) f(i);
   } else {
-#if defined(_OPENMP)
-#pragma omp parallel
-    {
-      // Each thread's own copy: no store of the loop can alias its members, so they stay in registers instead of
-      // being read again after every store through the functor's pointers.
-      // nowait: the region's end is the one barrier, as with `omp parallel for`.
-      const Functor local = f;
-#pragma omp for schedule(static) nowait
-      for (index_t i = 0; i < n; ++i) local(i);
-    }
-#else
+    KEMPE_OMP_PARALLEL_FOR
     for (index_t i = 0; i < n; ++i) f(i);
-#endif
   }
 }
 
