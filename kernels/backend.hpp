@@ -3,6 +3,7 @@
 // (OpenMP) or on the GPU (grid-stride CUDA kernel). No other file may test __CUDACC__.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -28,10 +29,12 @@
 #define KEMPE_OMP_PARALLEL_FOR _Pragma("omp parallel for schedule(static)")
 #define KEMPE_OMP_PARALLEL_FOR_SIMD _Pragma("omp parallel for simd schedule(simd : static)")
 #define KEMPE_OMP_ATOMIC _Pragma("omp atomic")
+#define KEMPE_OMP_SIMD _Pragma("omp simd")
 #else
 #define KEMPE_OMP_PARALLEL_FOR
 #define KEMPE_OMP_PARALLEL_FOR_SIMD
 #define KEMPE_OMP_ATOMIC
+#define KEMPE_OMP_SIMD
 #endif
 
 namespace kempe {
@@ -45,6 +48,19 @@ int cuda_device_count();
 /// The backend called `name`: "cpu", "cuda", or "auto" (cuda when a device is present, else cpu).
 /// std::invalid_argument for another name, and for "cuda" on a machine or build without a CUDA device.
 Backend backend_from_name(std::string_view name);
+
+/// a b + c, rounded once where the hardware has a fused multiply-add (the GPU; a CPU with FMA), else twice. GCC
+/// contracts `a * b + c` into an FMA or not depending on the context it inlines and vectorizes it in, so code
+/// that must give the same bits in several forms (SIMD lanes, blocks or one item at a time; a pass fused with the
+/// next or apart) states its multiply-adds here instead of leaving them to the compiler.
+template <class Real>
+KEMPE_HD Real multiply_add(Real a, Real b, Real c) {
+#if defined(__CUDA_ARCH__) || defined(__FMA__)
+  return std::fma(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
 
 /// *p += v as one indivisible update: atomicAdd on the GPU, an OpenMP atomic on the CPU (the `atomic` race
 /// strategy; the `colored` one needs none).
@@ -166,15 +182,53 @@ struct CpuSimd<F, std::void_t<decltype(F::cpu_simd)>> {
   static constexpr bool value = F::cpu_simd;
 };
 
+/// Whether a functor offers the CPU backend blocks of consecutive work items: `static constexpr int cpu_block =
+/// W` (W > 1) and a host member `block(first)` that runs items first .. first + W - 1 with W-wide innermost
+/// loops, which GCC vectorizes without unrolling the loops around them (what CpuSimd's outer loop needs).
+/// forall_cpu runs whole blocks through it and the last n mod W items through operator(); the GPU never calls
+/// it. block(first) must give what W calls of operator() give, bit for bit (the same operations in the same
+/// order, the multiply-adds written with multiply_add rather than left to the compiler).
+template <class F, class = void>
+struct CpuBlock {
+  static constexpr int value = 0;
+};
+template <class F>
+struct CpuBlock<F, std::void_t<decltype(F::cpu_block)>> {
+  static constexpr int value = F::cpu_block;
+};
+
+/// body(local, i) for i in [0, n) on the CPU's threads, `local` each thread's own copy of f: a store of the loop
+/// can then alias none of the functor's members, so they stay in registers instead of being read again after every
+/// store through the functor's pointers (1-14 % on the DG kernels on one thread,
+/// bench/results/2026-11-27-functor-copy). `nowait`: the region's end is the one barrier, as with `omp parallel for`.
+template <class Functor, class Body>
+void for_each_with_own_copy(const Functor& f, index_t n, Body&& body) {
+#if defined(_OPENMP)
+#pragma omp parallel
+#endif
+  {
+    const Functor local = f;
+#if defined(_OPENMP)
+#pragma omp for schedule(static) nowait
+#endif
+    for (index_t i = 0; i < n; ++i) body(local, i);
+  }
+}
+
 /// Runs f(i) for i in [0, n) on the CPU with OpenMP; f must be safe to run concurrently for distinct i.
 template <class F>
 void forall_cpu(index_t n, F&& f) {
-  if constexpr (CpuSimd<std::decay_t<F>>::value) {
+  using Functor = std::decay_t<F>;
+  if constexpr (CpuSimd<Functor>::value) {
     KEMPE_OMP_PARALLEL_FOR_SIMD
     for (index_t i = 0; i < n; ++i) f(i);
+  } else if constexpr (CpuBlock<Functor>::value > 1) {
+    constexpr index_t width = CpuBlock<Functor>::value;
+    const index_t blocks = n / width;
+    for_each_with_own_copy(f, blocks, [](const Functor& local, index_t b) { local.block(b * width); });
+    for (index_t i = blocks * width; i < n; ++i) f(i);
   } else {
-    KEMPE_OMP_PARALLEL_FOR
-    for (index_t i = 0; i < n; ++i) f(i);
+    for_each_with_own_copy(f, n, [](const Functor& local, index_t i) { local(i); });
   }
 }
 

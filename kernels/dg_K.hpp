@@ -172,10 +172,24 @@ struct EvalVolume {
   static constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
   /// The CPU backend runs consecutive elements in SIMD lanes (backend.hpp, CpuSimd). GCC vectorizes the element
   /// loop only where it unrolls every loop inside completely, which it does by itself up to p = 2: there one
-  /// AVX-512 core computes the term 3.1-3.7 times as fast, bit for bit the same (docs/benchmarks.md, the volume
-  /// term in SIMD lanes). From p = 3 the loops stay rolled and `omp simd` changes nothing; unrolling them by
-  /// force took minutes of compile time per order.
+  /// AVX-512 core computes the term 3.1-3.7 times as fast (docs/benchmarks.md, the volume term in SIMD lanes).
+  /// From p = 3 the loops stay rolled and `omp simd` changes nothing (unrolling them by force took minutes of
+  /// compile time per order), so there the CPU backend runs blocks of eight consecutive elements instead
+  /// (backend.hpp, CpuBlock): block() does accumulate's work with the lane loop innermost, which vectorizes with
+  /// the loops around it rolled. Both give accumulate's bits (the same operations, multiply-adds explicit).
   static constexpr bool cpu_simd = P <= 2;
+  static constexpr int cpu_block = P <= 2 ? 0 : 8;
+
+  /// a b + c in the volume term: explicit from p = 3 (backend.hpp, multiply_add), so that blocks and single
+  /// elements agree bit for bit; left to the compiler up to p = 2, where GCC no longer unrolls the loops
+  /// completely around explicit fused calls and the SIMD lanes are lost (the term took 2.1x as long,
+  /// kempe_bench_dg), and where it contracts the lanes and the single elements alike (tested).
+  static KEMPE_HD Real volume_multiply_add(Real a, Real b, Real c) {
+    if constexpr (P <= 2)
+      return a * b + c;
+    else
+      return multiply_add(a, b, c);
+  }
 
   KEMPE_HD void operator()(index_t e) const {
     Real acc[nv][nm];
@@ -199,7 +213,7 @@ struct EvalVolume {
       Real u[nv];
       for (int v = 0; v < nv; ++v) {
         Real sum = Real(0);
-        for (int m = 0; m < nm; ++m) sum += ce[v][m] * t.volume_basis[q * nm + m];
+        for (int m = 0; m < nm; ++m) sum = volume_multiply_add(ce[v][m], t.volume_basis[q * nm + m], sum);
         u[v] = sum;
       }
       Real fx[nv], fy[nv];
@@ -208,7 +222,67 @@ struct EvalVolume {
       for (int m = 0; m < nm; ++m) {
         const Real gr = t.volume_grad_r[q * nm + m], gs = t.volume_grad_s[q * nm + m];
         const Real gx = w * (gr * rx + gs * sx), gy = w * (gr * ry + gs * sy);
-        for (int v = 0; v < nv; ++v) acc[v][m] += fx[v] * gx + fy[v] * gy;
+        for (int v = 0; v < nv; ++v) acc[v][m] = volume_multiply_add(fx[v], gx, volume_multiply_add(fy[v], gy, acc[v][m]));
+      }
+    }
+  }
+
+  static constexpr int block_width = cpu_block > 0 ? cpu_block : 1;
+
+  /// operator() for elements first .. first + cpu_block - 1 (CPU only, backend.hpp's CpuBlock).
+  void block(index_t first) const {
+    alignas(64) Real acc[nv][nm][block_width];
+    accumulate_block(first, acc);
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nm; ++m) {
+        Real* to = rhs + std::size_t(v * nm + m) * num_elements + first;
+        KEMPE_OMP_SIMD
+        for (int l = 0; l < block_width; ++l) to[l] = acc[v][m][l];
+      }
+  }
+
+  /// acc[.][.][l] = the volume term of element first + l (CPU only): accumulate's operations in the same order for
+  /// each element, so the same bits.
+  void accumulate_block(index_t first, Real (&acc)[nv][nm][block_width]) const {
+    constexpr int nq = volume_points(P), width = block_width;
+    const index_t k = num_elements;
+    alignas(64) Real ce[nv][nm][width];
+    alignas(64) Real rx[width], ry[width], sx[width], sy[width];
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nm; ++m) {
+        const Real* from = c + std::size_t(v * nm + m) * k + first;
+        KEMPE_OMP_SIMD
+        for (int l = 0; l < width; ++l) {
+          ce[v][m][l] = from[l];
+          acc[v][m][l] = Real(0);
+        }
+      }
+    KEMPE_OMP_SIMD
+    for (int l = 0; l < width; ++l) {
+      rx[l] = g.dr_dx[first + l], ry[l] = g.dr_dy[first + l], sx[l] = g.ds_dx[first + l], sy[l] = g.ds_dy[first + l];
+    }
+    for (int q = 0; q < nq; ++q) {
+      alignas(64) Real u[nv][width], fx[nv][width], fy[nv][width];
+      for (int v = 0; v < nv; ++v) {
+        KEMPE_OMP_SIMD
+        for (int l = 0; l < width; ++l) u[v][l] = Real(0);
+        for (int m = 0; m < nm; ++m) {
+          const Real b = t.volume_basis[q * nm + m];
+          KEMPE_OMP_SIMD
+          for (int l = 0; l < width; ++l) u[v][l] = volume_multiply_add(ce[v][m][l], b, u[v][l]);
+        }
+      }
+      KEMPE_OMP_SIMD
+      for (int l = 0; l < width; ++l) euler::physical_flux<Real, width>(&u[0][l], gamma, &fx[0][l], &fy[0][l]);
+      const Real w = t.volume_weight[q];
+      for (int m = 0; m < nm; ++m) {
+        const Real gr = t.volume_grad_r[q * nm + m], gs = t.volume_grad_s[q * nm + m];
+        KEMPE_OMP_SIMD
+        for (int l = 0; l < width; ++l) {
+          const Real gx = w * (gr * rx[l] + gs * sx[l]), gy = w * (gr * ry[l] + gs * sy[l]);
+          for (int v = 0; v < nv; ++v)
+            acc[v][m][l] = volume_multiply_add(fx[v][l], gx, volume_multiply_add(fy[v][l], gy, acc[v][m][l]));
+        }
       }
     }
   }
@@ -491,14 +565,15 @@ struct EvalElement {
   FaceIntegrals<P, Real, F, Boundary> integrals;
   const index_t* element_half_faces = nullptr;  ///< [elements][3] or null (add_own_faces)
 
+  static constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
+
   /// acc = element e's right-hand side.
-  KEMPE_HD void accumulate(index_t e, Real (&acc)[euler::num_vars][basis::num_modes(P)]) const {
+  KEMPE_HD void accumulate(index_t e, Real (&acc)[nv][nm]) const {
     volume.accumulate(e, acc);
     add_own_faces(integrals, element_faces, element_half_faces, e, acc);
   }
 
   KEMPE_HD void operator()(index_t e) const {
-    constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
     const index_t k = integrals.num_elements;
     Real acc[nv][nm];
     accumulate(e, acc);
@@ -510,8 +585,8 @@ struct EvalElement {
 /// elementwise with the Runge-Kutta stage in the same pass: out = a x + b y + (g dt) rhs, the rhs straight from
 /// EvalElement's registers, so it never goes to memory. A stage then reads the solution, x and y and writes out
 /// (SSP-RK3: 8 solution-sized trips per step instead of 19 with a separate update and a copy of the start).
-/// The same point function as the separate update (stage_value), so the result is the same up to the FMAs the
-/// compiler may form differently in the two passes (1 ulp, tested).
+/// The same point function as the separate update (stage_value), with its multiply-adds explicit (backend.hpp,
+/// multiply_add), so that the result is the same bit for bit (tested).
 /// `out` must not be the solution the right-hand side reads (the neighbours read it); x and y may be `out`,
 /// since each element reads its own values before it writes them. `step` is the clock's step size, read
 /// where the kernel runs (a recorded step serves every step size).

@@ -14,6 +14,7 @@
 #include "kernels/dg_K.hpp"
 #include "kernels/triangle.hpp"
 #include "skip.hpp"
+#include "tests/unit/random_elements.hpp"
 
 namespace {
 
@@ -37,14 +38,10 @@ void compare_kernels() {
   std::uniform_real_distribution<double> unit(-1, 1), positive(0.5, 1.5);
   std::uniform_int_distribution<index_t> element(0, n - 1);
   const kempe::dg::TriangleOperators op = kempe::dg::triangle_operators(P);
-  // Admissible states: cell averages of density and energy well above the perturbations.
-  std::vector<double> c(std::size_t(nv) * nm * n);
-  for (int v = 0; v < nv; ++v)
-    for (int m = 0; m < nm; ++m)
-      for (index_t e = 0; e < n; ++e)
-        c[(std::size_t(v) * nm + m) * n + e] = m == 0 ? (v == 0 ? 1.5 : v == 3 ? 4.0 : 0.3) * positive(rng) : 0.02 * unit(rng);
-  std::vector<double> jacobian(n), rx(n), ry(n), sx(n), sy(n);
-  for (index_t e = 0; e < n; ++e) jacobian[e] = positive(rng), rx[e] = unit(rng), ry[e] = unit(rng), sx[e] = unit(rng), sy[e] = unit(rng);
+  const kempe::test::RandomElements elements = kempe::test::random_elements<P>(n, rng);
+  const std::vector<double>& c = elements.c;
+  const std::vector<double>& jacobian = elements.jacobian, &rx = elements.dr_dx, &ry = elements.dr_dy, &sx = elements.ds_dx,
+                            &sy = elements.ds_dy;
   std::vector<index_t> left(nf), right(nf);
   std::vector<std::int8_t> left_local(nf), right_local(nf);
   std::vector<std::int32_t> boundary(nf, 0);

@@ -16,6 +16,8 @@
 #include "dg_cases.hpp"
 #include "kernels/buffer.hpp"
 #include "kernels/dg_K.hpp"
+#include "kernels/triangle.hpp"
+#include "random_elements.hpp"
 #include "solver/numerics/time_integrators.hpp"
 
 namespace kempe {
@@ -126,6 +128,57 @@ TEST(Algorithms, TotalsLeftInTheBackendsMemory) {
     EXPECT_EQ(t.scanned_in_place, expected);
     EXPECT_EQ(t.slots, (std::vector<std::int64_t>{total, total, total, total, most, total}));
   }
+}
+
+/// Counts the visits of each item, through blocks of 8 where forall_cpu takes them (CpuBlock) and singly else.
+struct CountVisits {
+  static constexpr int cpu_block = 8;
+  int* visits;
+  int* by_block;
+  void operator()(index_t i) const { ++visits[i]; }
+  void block(index_t first) const {
+    for (int l = 0; l < cpu_block; ++l) ++visits[first + l], ++by_block[first + l];
+  }
+};
+
+// forall_cpu runs every item once: whole blocks through block(), the last n mod 8 items singly.
+TEST(Forall, BlocksAndTheRestVisitEveryItemOnce) {
+  for (const index_t n : {0, 5, 8, 1003}) {
+    std::vector<int> visits(n), by_block(n);
+    forall(Backend::cpu, n, CountVisits{visits.data(), by_block.data()});
+    for (index_t i = 0; i < n; ++i) {
+      EXPECT_EQ(visits[i], 1) << "item " << i << " of " << n;
+      EXPECT_EQ(by_block[i], i < n / 8 * 8 ? 1 : 0) << "item " << i << " of " << n;
+    }
+  }
+}
+
+/// The volume term through forall (SIMD lanes up to p = 2, blocks of elements from p = 3) against
+/// EvalVolume::operator() called for one element at a time: bit for bit.
+template <int P>
+void expect_volume_term_as_single_elements() {
+  const index_t n = 1003;  // not a multiple of the block: the last elements go singly
+  std::mt19937 rng(P);
+  const test::RandomElements r = test::random_elements<P>(n, rng);
+  const std::vector<double>& c = r.c;
+  const dg::TriangleOperators op = dg::triangle_operators(P);
+  const dg::Tables<double> t{op.volume_weight.data(), op.volume_basis.data(), op.volume_grad_r.data(), op.volume_grad_s.data(),
+                             op.face_weight.data(),   op.face_abscissa.data(), op.face_basis.data(),
+                             op.face_half_basis.data()};
+  const dg::Geometry<double> g{r.jacobian.data(), r.dr_dx.data(), r.dr_dy.data(), r.ds_dx.data(), r.ds_dy.data()};
+  std::vector<double> through_forall(c.size()), singly(c.size());
+  forall(Backend::cpu, n, dg::EvalVolume<P, double>{n, 1.4, c.data(), through_forall.data(), t, g});
+  const dg::EvalVolume<P, double> one{n, 1.4, c.data(), singly.data(), t, g};
+  for (index_t e = 0; e < n; ++e) one(e);
+  for (std::size_t i = 0; i < c.size(); ++i) ASSERT_EQ(through_forall[i], singly[i]) << "p = " << P << ", value " << i;
+}
+
+TEST(Forall, TheVolumeTermInLanesIsTheSingleElementsBitForBit) {
+  expect_volume_term_as_single_elements<1>();
+  expect_volume_term_as_single_elements<2>();
+  expect_volume_term_as_single_elements<3>();
+  expect_volume_term_as_single_elements<4>();
+  expect_volume_term_as_single_elements<5>();
 }
 
 // Marks on the CPU's work give one time per interval, none negative.
