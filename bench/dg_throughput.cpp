@@ -2,7 +2,8 @@
 // race strategies, per kernel and in total, on an N x N grid of squares split into triangles (default N = 700:
 // 980k triangles, the size of the 1M-triangle target); then for every element ordering. A DOF is one
 // modal coefficient of one variable. Threads come from OMP_NUM_THREADS. Usage: kempe_bench_dg [N] [STAGES]
-// [all|strategies|orderings]. Prints Markdown rows; bench/dg_throughput.sh runs it on 1 and 2 threads.
+// [all|strategies|orderings] [STRATEGY] (STRATEGY: that race strategy's rows only). Prints Markdown rows;
+// bench/dg_throughput.sh runs it on 1 and 2 threads.
 //
 // Bandwidth model per stage (bytes that must move at least): the right-hand side reads the solution and
 // writes the rhs, the update reads the stage start, the stage and the rhs and writes the solution: 6 arrays of
@@ -98,6 +99,8 @@ int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 700;
   const int stages = argc > 2 ? std::atoi(argv[2]) : 9;
   const std::string part = argc > 3 ? argv[3] : "all";
+  const std::string only = argc > 4 ? argv[4] : "";
+  if (!only.empty()) dg::strategy_from_name(only);  // an unknown name: the error lists the strategies
   const int threads = cpu_threads();
   const double bandwidth = copy_bandwidth();
   std::printf("copy bandwidth: %.1f GB/s (%d threads)\n\n", bandwidth / 1e9, threads);
@@ -114,6 +117,7 @@ int main(int argc, char** argv) {
     const Mesh mesh = ordered("color_renumber", input);
     header();
     for (const auto& named : dg::strategies) {
+      if (!only.empty() && only != named.name) continue;
       run<1>(mesh, "color_renumber", named.value, stages, bandwidth, threads);
       run<2>(mesh, "color_renumber", named.value, stages, bandwidth, threads);
       run<3>(mesh, "color_renumber", named.value, stages, bandwidth, threads);
@@ -121,8 +125,10 @@ int main(int argc, char** argv) {
       run<5>(mesh, "color_renumber", named.value, stages, bandwidth, threads);
     }
     // elementwise with its stage update as a separate pass: what applying it in the rhs pass saves
-    run<1>(mesh, "color_renumber", dg::Strategy::elementwise, stages, bandwidth, threads, /*fused_stages=*/false);
-    run<2>(mesh, "color_renumber", dg::Strategy::elementwise, stages, bandwidth, threads, /*fused_stages=*/false);
+    if (only.empty() || only == "elementwise") {
+      run<1>(mesh, "color_renumber", dg::Strategy::elementwise, stages, bandwidth, threads, /*fused_stages=*/false);
+      run<2>(mesh, "color_renumber", dg::Strategy::elementwise, stages, bandwidth, threads, /*fused_stages=*/false);
+    }
     std::printf("\n");
   }
   if (part == "all" || part == "orderings") {

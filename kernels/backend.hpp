@@ -37,6 +37,15 @@
 #define KEMPE_OMP_SIMD
 #endif
 
+// A host loop over SIMD lanes that GCC would otherwise unroll completely before vectorizing it, after which it
+// does not vectorize the unrolled copies (FaceIntegrals::lanes' numerical fluxes). nvcc passes the pragma on to
+// the host compiler and would warn that it does not know it.
+#if defined(__CUDACC__)
+#define KEMPE_NO_UNROLL _Pragma("nv_diag_suppress 1675") _Pragma("GCC unroll 1")
+#else
+#define KEMPE_NO_UNROLL _Pragma("GCC unroll 1")
+#endif
+
 namespace kempe {
 
 enum class Backend { cpu, cuda };
@@ -197,6 +206,20 @@ struct CpuBlock<F, std::void_t<decltype(F::cpu_block)>> {
   static constexpr int value = F::cpu_block;
 };
 
+/// Whether a functor runs on the CPU in lanes of work items: `static constexpr int cpu_lanes = W` (W > 1) and a
+/// host member `lanes(first, count)` that runs items first .. first + count - 1 (1 <= count <= W) with W-wide
+/// innermost loops. forall_cpu then runs every item through it, the last block with fewer lanes, so the CPU's
+/// result is the lanes' whatever the thread count; it may differ in rounding from operator()'s (the GPU's), so
+/// only for kernels whose results are compared with a tolerance (the race strategies of the surface term).
+template <class F, class = void>
+struct CpuLanes {
+  static constexpr int value = 0;
+};
+template <class F>
+struct CpuLanes<F, std::void_t<decltype(F::cpu_lanes)>> {
+  static constexpr int value = F::cpu_lanes;
+};
+
 /// body(local, i) for i in [0, n) on the CPU's threads, `local` each thread's own copy of f: a store of the loop
 /// can then alias none of the functor's members, so they stay in registers instead of being read again after every
 /// store through the functor's pointers (1-14 % on the DG kernels on one thread,
@@ -222,6 +245,13 @@ void forall_cpu(index_t n, F&& f) {
   if constexpr (CpuSimd<Functor>::value) {
     KEMPE_OMP_PARALLEL_FOR_SIMD
     for (index_t i = 0; i < n; ++i) f(i);
+  } else if constexpr (CpuLanes<Functor>::value > 1) {
+    constexpr index_t width = CpuLanes<Functor>::value;
+    const index_t blocks = (n + width - 1) / width;
+    for_each_with_own_copy(f, blocks, [n](const Functor& local, index_t b) {
+      const index_t first = b * width;
+      local.lanes(first, int(n - first < width ? n - first : width));
+    });
   } else if constexpr (CpuBlock<Functor>::value > 1) {
     constexpr index_t width = CpuBlock<Functor>::value;
     const index_t blocks = n / width;

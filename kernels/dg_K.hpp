@@ -349,26 +349,125 @@ struct FaceIntegrals {
   /// flux = F*(ul, ur) . n at face f's point q (per unit length, the normal pointing from left to right). On a
   /// boundary face ur is first set to the ghost state of ul there (the Boundary functor).
   KEMPE_HD void point_flux(index_t f, int q, const Real (&ul)[nv], Real (&ur)[nv], Real (&flux)[nv]) const {
+    if (fc.right[f] == no_element) ghost_state(f, q, ul, ur);
+    euler::numerical_flux(F, ul, ur, fc.normal_x[f], fc.normal_y[f], gamma, flux);
+  }
+
+  /// ur = the ghost state of ul at boundary face f's point q (the Boundary functor).
+  KEMPE_HD void ghost_state(index_t f, int q, const Real (&ul)[nv], Real (&ur)[nv]) const {
     const Real nx = fc.normal_x[f], ny = fc.normal_y[f];
-    if (fc.right[f] == no_element) {
-      // Face points from (x0, y0) at the reference point -1 to (x1, y1) at +1.
-      const Real s = (Real(1) + t.face_abscissa[q]) / Real(2);
-      const Real x = fc.x0[f] + s * (fc.x1[f] - fc.x0[f]), y = fc.y0[f] + s * (fc.y1[f] - fc.y0[f]);
-      // The ghost state sees the boundary curve's normal at this point (a slip wall then reflects the
-      // velocity about the true wall); the flux below keeps the face's own normal, so the scheme stays
-      // conservative on the straight elements (Krivodonova & Berger 2006).
-      Real bx = nx, by = ny;
-      if (fc.bend != nullptr) {
-        const Real* a = fc.bend + 3 * f;
-        const Real xi = t.face_abscissa[q];
-        const Real angle = a[1] + xi * (a[2] - a[0]) / Real(2) + xi * xi * ((a[0] + a[2]) / Real(2) - a[1]);
-        const Real cosine = std::cos(angle), sine = std::sin(angle);
-        bx = cosine * nx - sine * ny;
-        by = sine * nx + cosine * ny;
-      }
-      boundary(fc.boundary[f], ul, bx, by, x, y, clock[0] + stage_fraction * clock[1], ur);
+    // Face points from (x0, y0) at the reference point -1 to (x1, y1) at +1.
+    const Real s = (Real(1) + t.face_abscissa[q]) / Real(2);
+    const Real x = fc.x0[f] + s * (fc.x1[f] - fc.x0[f]), y = fc.y0[f] + s * (fc.y1[f] - fc.y0[f]);
+    // The ghost state sees the boundary curve's normal at this point (a slip wall then reflects the
+    // velocity about the true wall); the flux keeps the face's own normal, so the scheme stays
+    // conservative on the straight elements (Krivodonova & Berger 2006).
+    Real bx = nx, by = ny;
+    if (fc.bend != nullptr) {
+      const Real* a = fc.bend + 3 * f;
+      const Real xi = t.face_abscissa[q];
+      const Real angle = a[1] + xi * (a[2] - a[0]) / Real(2) + xi * xi * ((a[0] + a[2]) / Real(2) - a[1]);
+      const Real cosine = std::cos(angle), sine = std::sin(angle);
+      bx = cosine * nx - sine * ny;
+      by = sine * nx + cosine * ny;
     }
-    euler::numerical_flux(F, ul, ur, nx, ny, gamma, flux);
+    boundary(fc.boundary[f], ul, bx, by, x, y, clock[0] + stage_fraction * clock[1], ur);
+  }
+
+  /// operator() for W faces at once in SIMD lanes (CPU only: EvalSurface::lanes): acc_l[.][.][l] and
+  /// acc_r[.][.][l] are face[l]'s two contributions. The same sums in the same order as operator(), each loop
+  /// with the lane loop innermost, which GCC vectorizes with the loops around it rolled (as EvalVolume's
+  /// blocks); rounding may differ from operator() where GCC contracts differently. Lanes may repeat a face.
+  template <int W>
+  void lanes(const index_t (&face)[W], Real (&acc_l)[nv][nm][W], Real (&acc_r)[nv][nm][W]) const {
+    const index_t k = num_elements;
+    index_t left[W], right_read[W];
+    const Real *basis_l[W], *basis_r[W];
+    alignas(64) Real scale_l[W], scale_r[W], nx[W], ny[W];
+    bool any_boundary = false;
+    for (int l = 0; l < W; ++l) {
+      const index_t f = face[l], le = fc.left[f], re = fc.right[f];
+      left[l] = le;
+      right_read[l] = re == no_element ? le : re;  // a boundary face's right trace is replaced by the ghost state
+      basis_l[l] = side_basis<P>(t.face_basis, t.face_half_basis, fc.left_local[f], fc.half(f, 0));
+      basis_r[l] = re == no_element ? basis_l[l] : side_basis<P>(t.face_basis, t.face_half_basis, fc.right_local[f], fc.half(f, 1));
+      const Real half_length = fc.length[f] / Real(2);
+      scale_l[l] = -half_length / g.jacobian[le];
+      scale_r[l] = re == no_element ? Real(0) : half_length / g.jacobian[re];
+      nx[l] = fc.normal_x[f], ny[l] = fc.normal_y[f];
+      any_boundary = any_boundary || re == no_element;
+    }
+    // Each lane's basis at its points: the right side's point q is the left side's nq - 1 - q.
+    alignas(64) Real bl[nq][nm][W], br[nq][nm][W];
+    for (int q = 0; q < nq; ++q)
+      for (int m = 0; m < nm; ++m)
+        for (int l = 0; l < W; ++l) {
+          bl[q][m][l] = basis_l[l][q * nm + m];
+          br[q][m][l] = basis_r[l][(nq - 1 - q) * nm + m];
+        }
+    alignas(64) Real ul[nq][nv][W], ur[nq][nv][W];
+    for (int v = 0; v < nv; ++v) {
+      alignas(64) Real cl[nm][W], cr[nm][W];
+      for (int m = 0; m < nm; ++m)
+        for (int l = 0; l < W; ++l) {
+          cl[m][l] = c[std::size_t(v * nm + m) * k + left[l]];
+          cr[m][l] = c[std::size_t(v * nm + m) * k + right_read[l]];
+        }
+      for (int q = 0; q < nq; ++q) {
+        alignas(64) Real sl[W], sr[W];
+        KEMPE_OMP_SIMD
+        for (int l = 0; l < W; ++l) sl[l] = sr[l] = Real(0);
+        for (int m = 0; m < nm; ++m) {
+          KEMPE_OMP_SIMD
+          for (int l = 0; l < W; ++l) {
+            sl[l] += cl[m][l] * bl[q][m][l];
+            sr[l] += cr[m][l] * br[q][m][l];
+          }
+        }
+        KEMPE_OMP_SIMD
+        for (int l = 0; l < W; ++l) ul[q][v][l] = sl[l], ur[q][v][l] = sr[l];
+      }
+    }
+    if (any_boundary)
+      for (int l = 0; l < W; ++l) {
+        if (fc.right[face[l]] != no_element) continue;
+        for (int q = 0; q < nq; ++q) {
+          Real inside[nv], ghost[nv];
+          for (int v = 0; v < nv; ++v) inside[v] = ul[q][v][l], ghost[v] = ur[q][v][l];  // as operator()'s stand-in
+          ghost_state(face[l], q, inside, ghost);
+          for (int v = 0; v < nv; ++v) ur[q][v][l] = ghost[v];
+        }
+      }
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nm; ++m)
+        for (int l = 0; l < W; ++l) acc_l[v][m][l] = acc_r[v][m][l] = Real(0);
+    for (int q = 0; q < nq; ++q) {
+      alignas(64) Real flux[nv][W];
+      const Real w = t.face_weight[q];
+      KEMPE_NO_UNROLL
+      for (int l = 0; l < W; ++l) {
+        Real a[nv], b[nv], out[nv];
+        for (int v = 0; v < nv; ++v) a[v] = ul[q][v][l], b[v] = ur[q][v][l];
+        euler::numerical_flux(F, a, b, nx[l], ny[l], gamma, out);
+        for (int v = 0; v < nv; ++v) flux[v][l] = out[v];
+      }
+      for (int m = 0; m < nm; ++m)
+        for (int v = 0; v < nv; ++v) {
+          KEMPE_OMP_SIMD
+          for (int l = 0; l < W; ++l) {
+            acc_l[v][m][l] += w * flux[v][l] * bl[q][m][l];
+            acc_r[v][m][l] += w * flux[v][l] * br[q][m][l];
+          }
+        }
+    }
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nm; ++m) {
+        KEMPE_OMP_SIMD
+        for (int l = 0; l < W; ++l) {
+          acc_l[v][m][l] *= scale_l[l];
+          acc_r[v][m][l] *= scale_r[l];
+        }
+      }
   }
 
  private:
@@ -446,6 +545,40 @@ struct EvalSurface {
         add_to<Atomic>(&rhs[(v * nm + m) * k + l], to_l[v][m]);
         if (r != no_element) add_to<Atomic>(&rhs[(v * nm + m) * k + r], to_r[v][m]);
       }
+  }
+
+  /// From p = 4 the CPU backend computes faces in lanes of this many (backend.hpp, CpuLanes;
+  /// FaceIntegrals::lanes): the faces of a color share no element, so a block of them adds its contributions
+  /// with plain stores. Up to p = 3 the lanes gain nothing while the numerical fluxes in them stay scalar (GCC
+  /// keeps each square root scalar behind errno's branch), so the faces go one at a time there.
+  static constexpr int cpu_lanes = P >= 4 ? 8 : 0;
+
+  /// operator() for items first .. first + count - 1 (CPU only).
+  void lanes(index_t first_item, int count) const {
+    constexpr int nm = basis::num_modes(P), nv = euler::num_vars, W = 8;
+    const index_t k = integrals.num_elements;
+    index_t face[W];
+    for (int l = 0; l < W; ++l) face[l] = first + first_item + (l < count ? l : 0);
+    // The next block's right elements jump (the left ones ascend): fetched while this block computes.
+    for (int l = 0; l < W; ++l) {
+      const index_t f = first + first_item + W + l;
+      const index_t ahead = f < end ? integrals.fc.right[f] : no_element;
+      if (ahead != no_element)
+        for (int vm = 0; vm < nv * nm; ++vm) {
+          prefetch(&integrals.c[vm * k + ahead]);
+          prefetch(&rhs[vm * k + ahead]);
+        }
+    }
+    alignas(64) Real to_l[nv][nm][W], to_r[nv][nm][W];
+    integrals.lanes(face, to_l, to_r);
+    for (int l = 0; l < count; ++l) {
+      const index_t le = integrals.fc.left[face[l]], re = integrals.fc.right[face[l]];
+      for (int v = 0; v < nv; ++v)
+        for (int m = 0; m < nm; ++m) {
+          add_to<Atomic>(&rhs[(v * nm + m) * k + le], to_l[v][m][l]);
+          if (re != no_element) add_to<Atomic>(&rhs[(v * nm + m) * k + re], to_r[v][m][l]);
+        }
+    }
   }
 };
 

@@ -153,6 +153,99 @@ TEST(Forall, BlocksAndTheRestVisitEveryItemOnce) {
   }
 }
 
+/// Counts the visits of each item through lanes of 8 (CpuLanes): every item, the last block short.
+struct CountLaneVisits {
+  static constexpr int cpu_lanes = 8;
+  int* visits;
+  int* counts;
+  void operator()(index_t i) const { ++visits[i]; }
+  void lanes(index_t first, int count) const {
+    for (int l = 0; l < count; ++l) ++visits[first + l], counts[first + l] = count;
+  }
+};
+
+// forall_cpu runs every item of a CpuLanes functor once through lanes(), none through operator().
+TEST(Forall, LanesVisitEveryItemOnce) {
+  for (const index_t n : {0, 5, 8, 1003}) {
+    std::vector<int> visits(n), counts(n);
+    forall(Backend::cpu, n, CountLaneVisits{visits.data(), counts.data()});
+    for (index_t i = 0; i < n; ++i) {
+      EXPECT_EQ(visits[i], 1) << "item " << i << " of " << n;
+      EXPECT_EQ(counts[i], i < n / 8 * 8 ? 8 : n % 8) << "item " << i << " of " << n;
+    }
+  }
+}
+
+/// A state on every boundary face point that depends on the point and the inside state.
+struct PointGhost {
+  void operator()(std::int32_t group, const double* inside, double nx, double ny, double x, double y, double t,
+                  double* out) const {
+    euler::conserved(1.0 + 0.1 * x + 0.01 * group, 0.3 + 0.1 * nx, -0.2 + 0.1 * y + 0.1 * ny, 1.0 + t, 1.4, out);
+    out[0] += 0.01 * inside[0];
+  }
+};
+
+/// The surface term through forall (faces in SIMD lanes, FaceIntegrals::lanes) against EvalSurface::operator()
+/// one face at a time, on made-up faces: boundary faces, hanging faces (halves of the coarse side's edge), every
+/// local edge, and a count that leaves a short last block. `colored`: the faces share no element (a color's), else
+/// elements repeat (the atomic strategy's). Equal to round-off: the lanes may contract their multiply-adds apart.
+template <int P, bool Atomic>
+void expect_surface_term_as_single_faces() {
+  constexpr int nv = euler::num_vars;
+  const index_t n = 2011, nf = Atomic ? 2013 : 1003;
+  std::mt19937 rng(10 + P);
+  std::uniform_real_distribution<double> unit(-1, 1), positive(0.5, 1.5);
+  const test::RandomElements r = test::random_elements<P>(n, rng);
+  std::vector<index_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), rng);
+  std::vector<index_t> left(nf), right(nf);
+  std::vector<std::int8_t> left_local(nf), right_local(nf), left_half(nf, whole_edge), right_half(nf, whole_edge);
+  std::vector<std::int32_t> boundary(nf, no_boundary);
+  std::vector<double> nx(nf), ny(nf), length(nf), x0(nf), y0(nf), x1(nf), y1(nf);
+  for (index_t f = 0; f < nf; ++f) {
+    // A color's faces share no element; the atomic strategy's repeat them.
+    left[f] = Atomic ? order[f % n] : std::min(order[2 * f], order[2 * f + 1]);
+    right[f] = Atomic ? order[(7 * f + 3) % n] : std::max(order[2 * f], order[2 * f + 1]);
+    if (rng() % 5 == 0) right[f] = no_element, boundary[f] = std::int32_t(rng() % 3);
+    left_local[f] = static_cast<std::int8_t>(rng() % 3);
+    right_local[f] = static_cast<std::int8_t>(rng() % 3);
+    if (right[f] != no_element && rng() % 4 == 0) (rng() % 2 ? left_half : right_half)[f] = std::int8_t(1 + rng() % 2);
+    const double angle = 3.2 * unit(rng);
+    nx[f] = std::cos(angle), ny[f] = std::sin(angle), length[f] = positive(rng);
+    x0[f] = unit(rng), y0[f] = unit(rng), x1[f] = unit(rng), y1[f] = unit(rng);
+  }
+  const dg::TriangleOperators op = dg::triangle_operators(P);
+  const dg::Tables<double> t{op.volume_weight.data(), op.volume_basis.data(), op.volume_grad_r.data(), op.volume_grad_s.data(),
+                             op.face_weight.data(),   op.face_abscissa.data(), op.face_basis.data(),
+                             op.face_half_basis.data()};
+  const dg::Geometry<double> g{r.jacobian.data(), r.dr_dx.data(), r.dr_dy.data(), r.ds_dx.data(), r.ds_dy.data()};
+  dg::Faces<double> fc{left.data(), right.data(), left_local.data(), right_local.data(), nx.data(), ny.data(),
+                       length.data(), x0.data(), y0.data(), x1.data(), y1.data(), boundary.data()};
+  fc.left_half = left_half.data(), fc.right_half = right_half.data();
+  const std::vector<double> clock{0.25, 0.1, 0.0, 0.0};
+  using Integrals = dg::FaceIntegrals<P, double, euler::Flux::hllc, PointGhost>;
+  const Integrals integrals{n, 1.4, clock.data(), 0.5, r.c.data(), t, g, fc, PointGhost{}};
+  using Surface = dg::EvalSurface<P, double, euler::Flux::hllc, Atomic, PointGhost>;
+  static_assert(CpuLanes<Surface>::value == 8);
+  std::vector<double> lanes(r.c.size(), 0.5), singly(r.c.size(), 0.5);
+  forall(Backend::cpu, nf, Surface{0, nf, lanes.data(), integrals});
+  const Surface one{0, nf, singly.data(), integrals};
+  for (index_t f = 0; f < nf; ++f) one(f);
+  double largest = 0;
+  for (const double x : singly) largest = std::max(largest, std::abs(x - 0.5));
+  ASSERT_GT(largest, 0.1);
+  for (std::size_t i = 0; i < r.c.size(); ++i)
+    ASSERT_NEAR(lanes[i], singly[i], 1e-14 * largest) << "p = " << P << ", value " << i << " of " << nv << " variables";
+}
+
+TEST(Forall, TheSurfaceTermInLanesIsTheSingleFacesToRoundOff) {
+  expect_surface_term_as_single_faces<4, false>();
+  expect_surface_term_as_single_faces<5, false>();
+  expect_surface_term_as_single_faces<4, true>();
+  expect_surface_term_as_single_faces<5, true>();
+}
+
 /// The volume term through forall (SIMD lanes up to p = 2, blocks of elements from p = 3) against
 /// EvalVolume::operator() called for one element at a time: bit for bit.
 template <int P>
