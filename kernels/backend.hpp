@@ -178,18 +178,23 @@ class DeviceGraph {
 /// reduction needs holds this many doubles.
 inline constexpr int reduce_blocks = 256;
 
+/// Trait<F>::value: F's static constant `member` where F declares one, else `fallback` (the options a kernel's
+/// functor may state: CPU vectorization, launch shape).
+#define KEMPE_FUNCTOR_CONSTANT(Trait, member, Type, fallback) \
+  template <class F, class = void>                              \
+  struct Trait {                                                \
+    static constexpr Type value = fallback;                     \
+  };                                                            \
+  template <class F>                                            \
+  struct Trait<F, std::void_t<decltype(F::member)>> {           \
+    static constexpr Type value = F::member;                    \
+  };
+
 /// Whether a functor asks the CPU backend to vectorize its work items: `static constexpr bool cpu_simd = true`
 /// makes forall_cpu an `omp simd` loop, each SIMD lane one work item (consecutive items, so with the layout
 /// [var][mode][element] one vector load per coefficient). Only for functors whose items share no writes and
 /// whose inner loops the compiler unrolls completely: GCC vectorizes an outer loop only then.
-template <class F, class = void>
-struct CpuSimd {
-  static constexpr bool value = false;
-};
-template <class F>
-struct CpuSimd<F, std::void_t<decltype(F::cpu_simd)>> {
-  static constexpr bool value = F::cpu_simd;
-};
+KEMPE_FUNCTOR_CONSTANT(CpuSimd, cpu_simd, bool, false)
 
 /// Whether a functor offers the CPU backend blocks of consecutive work items: `static constexpr int cpu_block =
 /// W` (W > 1) and a host member `block(first)` that runs items first .. first + W - 1 with W-wide innermost
@@ -197,28 +202,14 @@ struct CpuSimd<F, std::void_t<decltype(F::cpu_simd)>> {
 /// forall_cpu runs whole blocks through it and the last n mod W items through operator(); the GPU never calls
 /// it. block(first) must give what W calls of operator() give, bit for bit (the same operations in the same
 /// order, the multiply-adds written with multiply_add rather than left to the compiler).
-template <class F, class = void>
-struct CpuBlock {
-  static constexpr int value = 0;
-};
-template <class F>
-struct CpuBlock<F, std::void_t<decltype(F::cpu_block)>> {
-  static constexpr int value = F::cpu_block;
-};
+KEMPE_FUNCTOR_CONSTANT(CpuBlock, cpu_block, int, 0)
 
 /// Whether a functor runs on the CPU in lanes of work items: `static constexpr int cpu_lanes = W` (W > 1) and a
 /// host member `lanes(first, count)` that runs items first .. first + count - 1 (1 <= count <= W) with W-wide
 /// innermost loops. forall_cpu then runs every item through it, the last block with fewer lanes, so the CPU's
 /// result is the lanes' whatever the thread count; it may differ in rounding from operator()'s (the GPU's), so
 /// only for kernels whose results are compared with a tolerance (the race strategies of the surface term).
-template <class F, class = void>
-struct CpuLanes {
-  static constexpr int value = 0;
-};
-template <class F>
-struct CpuLanes<F, std::void_t<decltype(F::cpu_lanes)>> {
-  static constexpr int value = F::cpu_lanes;
-};
+KEMPE_FUNCTOR_CONSTANT(CpuLanes, cpu_lanes, int, 0)
 
 /// body(local, i) for i in [0, n) on the CPU's threads, `local` each thread's own copy of f: a store of the loop
 /// can then alias none of the functor's members, so they stay in registers instead of being read again after every
@@ -289,22 +280,8 @@ inline constexpr int forall_block_size = 128;
 /// (default 1): its kernel is then compiled to fit that many blocks on a multiprocessor, at most
 /// 65536 / (block_size x min_blocks_per_sm) registers per thread (what does not fit spills to local memory).
 /// The DG kernels are latency-bound: more resident warps hide the neighbours' scattered loads.
-template <class F, class = void>
-struct BlockSizeOf {
-  static constexpr int value = forall_block_size;
-};
-template <class F>
-struct BlockSizeOf<F, std::void_t<decltype(F::block_size)>> {
-  static constexpr int value = F::block_size;
-};
-template <class F, class = void>
-struct MinBlocksPerSm {
-  static constexpr int value = 1;
-};
-template <class F>
-struct MinBlocksPerSm<F, std::void_t<decltype(F::min_blocks_per_sm)>> {
-  static constexpr int value = F::min_blocks_per_sm;
-};
+KEMPE_FUNCTOR_CONSTANT(BlockSizeOf, block_size, int, forall_block_size)
+KEMPE_FUNCTOR_CONSTANT(MinBlocksPerSm, min_blocks_per_sm, int, 1)
 
 /// Whether F's launch shape can be launched: whole warps, at most 1024 threads per block, at least one block.
 template <class F>
