@@ -23,6 +23,17 @@
 #define KEMPE_DEVICE_COMPILE 0
 #endif
 
+// KEMPE_HD for a function whose result must be the same bits in several CPU kernels: on the host one compiled
+// copy that each kernel calls, never inlined (inlined, GCC vectorizes and contracts it together with what
+// surrounds it, which differs from kernel to kernel); on the GPU inlined as KEMPE_HD.
+#if defined(__CUDA_ARCH__)
+#define KEMPE_HD_ONE_HOST_COPY __host__ __device__ __forceinline__
+#elif defined(__CUDACC__)
+#define KEMPE_HD_ONE_HOST_COPY __host__ __device__ __attribute__((noinline))
+#else
+#define KEMPE_HD_ONE_HOST_COPY __attribute__((noinline))
+#endif
+
 // OpenMP loops go through this macro so that translation units compiled without OpenMP (nvcc's host pass)
 // see no unknown pragma.
 #if defined(_OPENMP)

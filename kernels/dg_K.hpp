@@ -547,11 +547,11 @@ struct EvalSurface {
       }
   }
 
-  /// From p = 4 the CPU backend computes faces in lanes of this many (backend.hpp, CpuLanes;
-  /// FaceIntegrals::lanes): the faces of a color share no element, so a block of them adds its contributions
-  /// with plain stores. Up to p = 3 the lanes gain nothing while the numerical fluxes in them stay scalar (GCC
-  /// keeps each square root scalar behind errno's branch), so the faces go one at a time there.
-  static constexpr int cpu_lanes = P >= 4 ? 8 : 0;
+  /// The CPU backend computes faces in lanes of this many (backend.hpp, CpuLanes; FaceIntegrals::lanes): the
+  /// faces of a color share no element, so a block of them adds its contributions with plain stores (the
+  /// atomic strategy's with atomic adds). The atomic strategy's lanes were slower at p = 1 (1.07-1.46x its
+  /// surface term in three rounds, kempe_bench_dg) and no faster at p = 2, so its faces go one at a time there.
+  static constexpr int cpu_lanes = Atomic && P <= 2 ? 0 : 8;
 
   /// operator() for items first .. first + count - 1 (CPU only).
   void lanes(index_t first_item, int count) const {
@@ -700,10 +700,16 @@ struct EvalElement {
 
   static constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
 
-  /// acc = element e's right-hand side.
-  KEMPE_HD void accumulate(index_t e, Real (&acc)[nv][nm]) const {
-    volume.accumulate(e, acc);
-    add_own_faces(integrals, element_faces, element_half_faces, e, acc);
+  /// acc = element e's right-hand side. One compiled copy on the CPU (KEMPE_HD_ONE_HOST_COPY), so that the pass
+  /// with the stage (EvalElementStage) gives the rhs of the pass without it bit for bit. The sums go into a
+  /// local array, copied to acc at the end: summed in the caller's acc, which may alias the tables as far as
+  /// the compiler knows, the elementwise stage at p = 3 took 1.3x as long (kempe_bench_dg).
+  KEMPE_HD_ONE_HOST_COPY void accumulate(index_t e, Real (&acc)[nv][nm]) const {
+    Real sums[nv][nm];
+    volume.accumulate(e, sums);
+    add_own_faces(integrals, element_faces, element_half_faces, e, sums);
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nm; ++m) acc[v][m] = sums[v][m];
   }
 
   KEMPE_HD void operator()(index_t e) const {

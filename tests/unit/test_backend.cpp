@@ -240,8 +240,12 @@ void expect_surface_term_as_single_faces() {
 }
 
 TEST(Forall, TheSurfaceTermInLanesIsTheSingleFacesToRoundOff) {
+  expect_surface_term_as_single_faces<1, false>();
+  expect_surface_term_as_single_faces<2, false>();
+  expect_surface_term_as_single_faces<3, false>();
   expect_surface_term_as_single_faces<4, false>();
   expect_surface_term_as_single_faces<5, false>();
+  expect_surface_term_as_single_faces<3, true>();
   expect_surface_term_as_single_faces<4, true>();
   expect_surface_term_as_single_faces<5, true>();
 }
