@@ -550,7 +550,7 @@ struct EvalSurface {
   /// The CPU backend computes faces in lanes of this many (backend.hpp, CpuLanes; FaceIntegrals::lanes): the
   /// faces of a color share no element, so a block of them adds its contributions with plain stores (the
   /// atomic strategy's with atomic adds). The atomic strategy's lanes were slower at p = 1 (1.07-1.46x its
-  /// surface term in three rounds, kempe_bench_dg) and no faster at p = 2, so its faces go one at a time there.
+  /// stage in three rounds, kempe_bench_dg) and no faster at p = 2, so its faces go one at a time there.
   static constexpr int cpu_lanes = Atomic && P <= 2 ? 0 : 8;
 
   /// operator() for items first .. first + count - 1 (CPU only).
