@@ -39,6 +39,10 @@ struct TubeResult {
   double l1 = 0;     ///< L1 density error per unit area
   double spill = 0;  ///< the largest cell-average density outside the exact density's range over its own and the
                      ///< adjacent columns of squares, over the density's whole range: over- and undershoots
+  /// How far the point values at the output lattice's nodes (what ParaView draws) reach beyond the exact
+  /// solution's whole range, over that range: density, x-velocity, pressure (scripts/riemann_overshoot.py's
+  /// measure).
+  double beyond[3] = {0, 0, 0};
 };
 
 /// Runs `tube` to its end time (HLL, SSP-RK3, CFL 0.5, positivity limiter) on strip(n), with the given limiter
@@ -83,6 +87,31 @@ TubeResult run_tube(const Mesh& mesh, int n, const Tube& tube, dg::Limiter limit
     }
     r.spill = std::max({r.spill, (mean - hi) / (highest - lowest), (lo - mean) / (highest - lowest)});
   }
+  // The exact range of density, velocity and pressure, and the point values at the lattice nodes of order
+  // max(p, 1).
+  double exact_lo[3] = {1e300, 1e300, 1e300}, exact_hi[3] = {-1e300, -1e300, -1e300};
+  for (int i = 0; i <= 400 * n; ++i) {
+    const riemann::Primitive<double> s = riemann::sample(tube.left, tube.right, star, gamma_air, (double(i) / (400 * n) - 0.5) / tube.t_end);
+    const double values[3] = {s.density, s.velocity, s.pressure};
+    for (int j = 0; j < 3; ++j) exact_lo[j] = std::min(exact_lo[j], values[j]), exact_hi[j] = std::max(exact_hi[j], values[j]);
+  }
+  constexpr int nm = basis::num_modes(P), lattice = P < 1 ? 1 : P;
+  std::vector<double> phi;
+  for (int i = 0; i <= lattice; ++i)
+    for (int j = 0; i + j <= lattice; ++j)
+      for (int m = 0; m < nm; ++m) phi.push_back(basis::mode(m, -1 + 2.0 * i / lattice, -1 + 2.0 * j / lattice));
+  const int nodes = static_cast<int>(phi.size()) / nm;
+  for (index_t e = 0; e < k; ++e)
+    for (int q = 0; q < nodes; ++q) {
+      double u[euler::num_vars] = {};
+      for (int v = 0; v < euler::num_vars; ++v)
+        for (int m = 0; m < nm; ++m) u[v] += c[(std::size_t(v) * nm + m) * k + e] * phi[std::size_t(q) * nm + m];
+      const double values[3] = {u[euler::density], u[euler::momentum_x] / u[euler::density], euler::pressure(u, gamma_air)};
+      for (int j = 0; j < 3; ++j) {
+        const double range = exact_hi[j] - exact_lo[j];
+        if (range > 0) r.beyond[j] = std::max({r.beyond[j], (values[j] - exact_hi[j]) / range, (exact_lo[j] - values[j]) / range});
+      }
+    }
   return r;
 }
 
