@@ -43,6 +43,8 @@ struct TubeResult {
   /// solution's whole range, over that range: density, x-velocity, pressure (scripts/riemann_overshoot.py's
   /// measure).
   double beyond[3] = {0, 0, 0};
+  /// The same for the subcell averages (kernels/subcell.hpp), the states the blend's finite volumes evolve.
+  double beyond_subcell[3] = {0, 0, 0};
 };
 
 /// Runs `tube` to its end time (HLL, SSP-RK3, CFL 0.5, positivity limiter) on strip(n), with the given limiter
@@ -110,6 +112,19 @@ TubeResult run_tube(const Mesh& mesh, int n, const Tube& tube, dg::Limiter limit
       for (int j = 0; j < 3; ++j) {
         const double range = exact_hi[j] - exact_lo[j];
         if (range > 0) r.beyond[j] = std::max({r.beyond[j], (values[j] - exact_hi[j]) / range, (exact_lo[j] - values[j]) / range});
+      }
+    }
+  const dg::SubcellOperators sub = dg::subcell_operators(P);
+  for (index_t e = 0; e < k; ++e)
+    for (int cell = 0; cell < nm; ++cell) {
+      double u[euler::num_vars] = {};
+      for (int v = 0; v < euler::num_vars; ++v)
+        for (int m = 0; m < nm; ++m) u[v] += c[(std::size_t(v) * nm + m) * k + e] * sub.average[std::size_t(cell) * nm + m];
+      const double values[3] = {u[euler::density], u[euler::momentum_x] / u[euler::density], euler::pressure(u, gamma_air)};
+      for (int j = 0; j < 3; ++j) {
+        const double range = exact_hi[j] - exact_lo[j];
+        if (range > 0)
+          r.beyond_subcell[j] = std::max({r.beyond_subcell[j], (values[j] - exact_hi[j]) / range, (exact_lo[j] - values[j]) / range});
       }
     }
   return r;
