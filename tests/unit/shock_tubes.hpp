@@ -13,6 +13,7 @@
 #include "kernels/riemann_K.hpp"
 #include "mesh/generators.hpp"
 #include "solver/numerics/euler_dg.hpp"
+#include "solver/output/output.hpp"
 
 namespace kempe::test {
 
@@ -77,9 +78,14 @@ TubeResult run_tube(const Mesh& mesh, int n, const Tube& tube, dg::Limiter limit
          }) / area;
   const std::vector<double>& c = solver.solution();
   const index_t k = mesh.num_elements();
-  double lowest = 1e300, highest = -1e300;
-  for (int i = 0; i <= 400 * n; ++i) lowest = std::min(lowest, exact_density(double(i) / (400 * n))),
-                                     highest = std::max(highest, exact_density(double(i) / (400 * n)));
+  // The exact solution's range of density, velocity and pressure.
+  double exact_lo[3] = {1e300, 1e300, 1e300}, exact_hi[3] = {-1e300, -1e300, -1e300};
+  for (int i = 0; i <= 400 * n; ++i) {
+    const riemann::Primitive<double> s = riemann::sample(tube.left, tube.right, star, gamma_air, (double(i) / (400 * n) - 0.5) / tube.t_end);
+    const double values[3] = {s.density, s.velocity, s.pressure};
+    for (int j = 0; j < 3; ++j) exact_lo[j] = std::min(exact_lo[j], values[j]), exact_hi[j] = std::max(exact_hi[j], values[j]);
+  }
+  const double lowest = exact_lo[0], highest = exact_hi[0];
   for (index_t e = 0; e < k; ++e) {
     const double mean = c[e] * dg::mode0_value, column = std::floor(mesh.centroid_x[e] * n);
     double lo = 1e300, hi = -1e300;
@@ -89,44 +95,29 @@ TubeResult run_tube(const Mesh& mesh, int n, const Tube& tube, dg::Limiter limit
     }
     r.spill = std::max({r.spill, (mean - hi) / (highest - lowest), (lo - mean) / (highest - lowest)});
   }
-  // The exact range of density, velocity and pressure, and the point values at the lattice nodes of order
-  // max(p, 1).
-  double exact_lo[3] = {1e300, 1e300, 1e300}, exact_hi[3] = {-1e300, -1e300, -1e300};
-  for (int i = 0; i <= 400 * n; ++i) {
-    const riemann::Primitive<double> s = riemann::sample(tube.left, tube.right, star, gamma_air, (double(i) / (400 * n) - 0.5) / tube.t_end);
-    const double values[3] = {s.density, s.velocity, s.pressure};
-    for (int j = 0; j < 3; ++j) exact_lo[j] = std::min(exact_lo[j], values[j]), exact_hi[j] = std::max(exact_hi[j], values[j]);
-  }
-  constexpr int nm = basis::num_modes(P), lattice = P < 1 ? 1 : P;
-  std::vector<double> phi;
-  for (int i = 0; i <= lattice; ++i)
-    for (int j = 0; i + j <= lattice; ++j)
-      for (int m = 0; m < nm; ++m) phi.push_back(basis::mode(m, -1 + 2.0 * i / lattice, -1 + 2.0 * j / lattice));
-  const int nodes = static_cast<int>(phi.size()) / nm;
-  for (index_t e = 0; e < k; ++e)
-    for (int q = 0; q < nodes; ++q) {
-      double u[euler::num_vars] = {};
-      for (int v = 0; v < euler::num_vars; ++v)
-        for (int m = 0; m < nm; ++m) u[v] += c[(std::size_t(v) * nm + m) * k + e] * phi[std::size_t(q) * nm + m];
-      const double values[3] = {u[euler::density], u[euler::momentum_x] / u[euler::density], euler::pressure(u, gamma_air)};
-      for (int j = 0; j < 3; ++j) {
-        const double range = exact_hi[j] - exact_lo[j];
-        if (range > 0) r.beyond[j] = std::max({r.beyond[j], (values[j] - exact_hi[j]) / range, (exact_lo[j] - values[j]) / range});
+  // How far the states that `table` ([points][modes], linear in the modes) gives in every element reach beyond
+  // the exact range: the output lattice's nodes (order max(p, 1), as solver/output samples), the subcell averages.
+  constexpr int nm = basis::num_modes(P);
+  auto beyond = [&](const std::vector<double>& table, double* out) {
+    const std::size_t points = table.size() / nm;
+    for (index_t e = 0; e < k; ++e)
+      for (std::size_t q = 0; q < points; ++q) {
+        double u[euler::num_vars] = {};
+        for (int v = 0; v < euler::num_vars; ++v)
+          for (int m = 0; m < nm; ++m) u[v] += c[(std::size_t(v) * nm + m) * k + e] * table[q * nm + m];
+        const double values[3] = {u[euler::density], u[euler::momentum_x] / u[euler::density], euler::pressure(u, gamma_air)};
+        for (int j = 0; j < 3; ++j) {
+          const double range = exact_hi[j] - exact_lo[j];
+          if (range > 0) out[j] = std::max({out[j], (values[j] - exact_hi[j]) / range, (exact_lo[j] - values[j]) / range});
+        }
       }
-    }
-  const dg::SubcellOperators sub = dg::subcell_operators(P);
-  for (index_t e = 0; e < k; ++e)
-    for (int cell = 0; cell < nm; ++cell) {
-      double u[euler::num_vars] = {};
-      for (int v = 0; v < euler::num_vars; ++v)
-        for (int m = 0; m < nm; ++m) u[v] += c[(std::size_t(v) * nm + m) * k + e] * sub.average[std::size_t(cell) * nm + m];
-      const double values[3] = {u[euler::density], u[euler::momentum_x] / u[euler::density], euler::pressure(u, gamma_air)};
-      for (int j = 0; j < 3; ++j) {
-        const double range = exact_hi[j] - exact_lo[j];
-        if (range > 0)
-          r.beyond_subcell[j] = std::max({r.beyond_subcell[j], (values[j] - exact_hi[j]) / range, (exact_lo[j] - values[j]) / range});
-      }
-    }
+  };
+  const int lattice = P < 1 ? 1 : P;
+  std::vector<double> nodes;
+  for (const auto& [i, j] : output::lagrange_triangle_lattice(lattice))
+    for (int m = 0; m < nm; ++m) nodes.push_back(basis::mode(m, -1 + 2.0 * i / lattice, -1 + 2.0 * j / lattice));
+  beyond(nodes, r.beyond);
+  beyond(dg::subcell_operators(P).average, r.beyond_subcell);
   return r;
 }
 
