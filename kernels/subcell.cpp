@@ -150,6 +150,21 @@ SubcellOperators subcell_operators(int order) {
       ops.average[std::size_t(i) * nm + j] = average(i, j);
       ops.modes_from_averages[std::size_t(i) * nm + j] = inverse(i, j);
     }
+  if (ops.num_dual_faces > 0) {
+    // The incidence matrix of a connected graph has rank cells - 1, its null space on the cells the constants:
+    // the complete orthogonal decomposition gives the least-norm solution, exact for outflows summing to zero.
+    Eigen::MatrixXd incidence = Eigen::MatrixXd::Zero(nm, ops.num_dual_faces);
+    for (int d = 0; d < ops.num_dual_faces; ++d) {
+      incidence(ops.dual_face_cells[2 * d], d) = 1;
+      incidence(ops.dual_face_cells[2 * d + 1], d) = -1;
+    }
+    const Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod(incidence);
+    if (cod.rank() != nm - 1) throw std::logic_error("subcell_operators: the dual faces do not connect the cells at p = " + std::to_string(p));
+    const Eigen::MatrixXd pinv = cod.pseudoInverse();
+    ops.dual_flux_from_outflow.resize(std::size_t(ops.num_dual_faces) * nm);
+    for (int d = 0; d < ops.num_dual_faces; ++d)
+      for (int c = 0; c < nm; ++c) ops.dual_flux_from_outflow[std::size_t(d) * nm + c] = pinv(d, c);
+  }
   return ops;
 }
 

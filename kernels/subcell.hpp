@@ -36,6 +36,12 @@ struct SubcellOperators {
   std::vector<int> face_point_cell;
   /// [cells][modes]: the mean of mode m over cell s. [modes][cells]: its inverse.
   std::vector<double> average, modes_from_averages;
+  /// [dual faces][cells]: the dual-face fluxes of least norm whose net outflow from every cell is the given one
+  /// (the pseudo-inverse of the cells' incidence on the dual faces, `from` +1 and `to` -1). Any net outflows
+  /// that sum to zero are met exactly. The bounded blend (kernels/subcell_K.hpp) writes the DG scheme's rate in
+  /// flux form with it, as Pazner does on his subcells ("Sparse invariant domain preserving discontinuous
+  /// Galerkin methods with subcell convex limiting", Comput. Methods Appl. Mech. Engrg. 2021).
+  std::vector<double> dual_flux_from_outflow;
 };
 
 /// The subcells of order p (0..basis::max_order; at p = 0 one cell, the element). std::invalid_argument outside.

@@ -75,6 +75,7 @@ struct SubcellTables {
   const std::int32_t* dual_face_cells;  ///< [dual faces][2] from, to
   const std::int32_t* face_point_cell;  ///< [3][face points]
   const Real* dual_face_basis;          ///< [dual faces][modes]
+  const Real* dual_flux_from_outflow;   ///< [dual faces][cells]
   int order;                            ///< of the finite volumes: 1 or 2 (subcell_state)
 };
 
@@ -212,14 +213,19 @@ struct SubcellFaceFluxes {
   const Real* beta;  ///< [elements]
   index_t num_faces;
   Real *high, *low;
+  /// With bounds (SubcellBoundedBlend), else null: [elements] the bounded elements (BoundedElements), whose faces
+  /// all need both fluxes, and [2 sides][2: density, pressure][face points][faces] the two cells' means there.
+  const std::uint8_t* bounded = nullptr;
+  Real* side = nullptr;
 
   static constexpr int nm = basis::num_modes(P), nq = face_points(P), nv = euler::num_vars;
 
   KEMPE_HD void operator()(index_t f) const {
     const Faces<Real>& fc = integrals.fc;
-    if (!(face_share(fc, beta, f) < Real(1))) return;
-    const index_t k = integrals.num_elements;
     const index_t l = fc.left[f], r = fc.right[f];
+    const bool bounded_side = bounded != nullptr && (bounded[l] != 0 || (r != no_element && bounded[r] != 0));
+    if (!(face_share(fc, beta, f) < Real(1)) && !bounded_side) return;
+    const index_t k = integrals.num_elements;
     const index_t r_read = r == no_element ? l : r;
     const int kl = fc.left_local[f], kr = r == no_element ? kl : fc.right_local[f];
     const Real* basis_l = integrals.t.face_basis + kl * nq * nm;
@@ -252,9 +258,62 @@ struct SubcellFaceFluxes {
         high[(v * nq + q) * num_faces + f] = fh[v];
         low[(v * nq + q) * num_faces + f] = fl[v];
       }
+      if (side != nullptr) {
+        side[((0 * 2 + 0) * nq + q) * num_faces + f] = al[euler::density];
+        side[((0 * 2 + 1) * nq + q) * num_faces + f] = euler::pressure(al, integrals.gamma);
+        side[((1 * 2 + 0) * nq + q) * num_faces + f] = ar[euler::density];
+        side[((1 * 2 + 1) * nq + q) * num_faces + f] = euler::pressure(ar, integrals.gamma);
+      }
     }
   }
 };
+
+/// The subcell averages of element e's state (the coefficients ce) and of its right-hand side rhs
+/// ([vars][modes][elements], n elements): mean and rate, [vars][cells].
+template <int P, class Real>
+KEMPE_HD void subcell_averages(const SubcellTables<Real>& s, const Real (&ce)[euler::num_vars][basis::num_modes(P)], const Real* rhs,
+                               index_t n, index_t e, Real (&mean)[euler::num_vars][basis::num_modes(P)],
+                               Real (&rate)[euler::num_vars][basis::num_modes(P)]) {
+  constexpr int nm = basis::num_modes(P);
+  for (int v = 0; v < euler::num_vars; ++v)
+    for (int cell = 0; cell < nm; ++cell) {
+      Real a = Real(0), b = Real(0);
+      for (int m = 0; m < nm; ++m) {
+        a += s.average[cell * nm + m] * ce[v][m];
+        b += s.average[cell * nm + m] * rhs[(v * nm + m) * n + e];
+      }
+      mean[v][cell] = a;
+      rate[v][cell] = b;
+    }
+}
+
+/// The finite-volume flux through dual face d of element e, per unit length along the physical normal from its
+/// cell `from` to its cell `to` (the means `mean`, at second order the DG polynomial `ce` at the face:
+/// subcell_state); returns the face's physical length.
+template <int P, class Real, euler::Flux F>
+KEMPE_HD Real subcell_dual_flux(const SubcellTables<Real>& s, int d, const Real (&ce)[euler::num_vars][basis::num_modes(P)],
+                                const Real (&mean)[euler::num_vars][basis::num_modes(P)], const Geometry<Real>& g, index_t e,
+                                Real gamma, Real* flux) {
+  constexpr int nv = euler::num_vars;
+  const int a = s.dual_face_cells[2 * d], b = s.dual_face_cells[2 * d + 1];
+  // Physical normal times length: |J| J^-T times the reference one.
+  const Real jac = g.jacobian[e], rx = g.dr_dx[e], ry = g.dr_dy[e], sx = g.ds_dx[e], sy = g.ds_dy[e];
+  const Real nr = s.dual_face_normal[2 * d], ns = s.dual_face_normal[2 * d + 1];
+  const Real nx = jac * (nr * rx + ns * sx), ny = jac * (nr * ry + ns * sy);
+  const Real length = std::sqrt(nx * nx + ny * ny);
+  Real ma[nv], mb[nv], ua[nv], ub[nv];
+  for (int v = 0; v < nv; ++v) ma[v] = mean[v][a], mb[v] = mean[v][b];
+  if (s.order >= 2) {
+    Real w[nv];
+    point_state<P>(ce, s.dual_face_basis + d * basis::num_modes(P), w);
+    subcell_state(s.order, ma, mb, w, gamma, ua);
+    subcell_state(s.order, mb, ma, w, gamma, ub);
+  } else {
+    for (int v = 0; v < nv; ++v) ua[v] = ma[v], ub[v] = mb[v];
+  }
+  euler::numerical_flux(F, ua, ub, nx / length, ny / length, gamma, flux);
+  return length;
+}
 
 /// rhs of element e (the DG right-hand side on entry, [vars][modes][elements]) becomes the blend of the header
 /// comment, where e or one of its faces has a DG share below 1.
@@ -271,11 +330,13 @@ struct SubcellBlend {
   const index_t* element_faces;  ///< [elements][3]
   const Real* beta;              ///< [elements]
   const Real *high, *low;        ///< SubcellFaceFluxes'
+  const std::uint8_t* bounded = nullptr;  ///< [elements] or null: those SubcellBoundedBlend does, left alone here
 
   static constexpr int nm = basis::num_modes(P), nq = face_points(P), nv = euler::num_vars;
   static constexpr int num_dual_faces = 3 * P * (P + 1) / 2;
 
   KEMPE_HD void operator()(index_t e) const {
+    if (bounded != nullptr && bounded[e] != 0) return;
     const Real beta_e = beta[e];
     Real face_beta[3];
     bool any = beta_e < Real(1);
@@ -288,40 +349,20 @@ struct SubcellBlend {
     Real mean[nv][nm], rate[nv][nm];  // subcell averages of the state and of the DG rate, then the blended rate
     Real ce[nv][nm];
     load_modes<P>(c, n, e, ce);
+    subcell_averages<P>(s, ce, rhs, n, e, mean, rate);
     for (int v = 0; v < nv; ++v)
-      for (int cell = 0; cell < nm; ++cell) {
-        Real a = Real(0), b = Real(0);
-        for (int m = 0; m < nm; ++m) {
-          a += s.average[cell * nm + m] * ce[v][m];
-          b += s.average[cell * nm + m] * rhs[(v * nm + m) * n + e];
-        }
-        mean[v][cell] = a;
-        rate[v][cell] = beta_e * b;
-      }
+      for (int cell = 0; cell < nm; ++cell) rate[v][cell] = beta_e * rate[v][cell];
     // outflow[v][cell]: (1 - beta_e) times the finite-volume outflow plus the face corrections, per cell.
     Real outflow[nv][nm];
     for (int v = 0; v < nv; ++v)
       for (int cell = 0; cell < nm; ++cell) outflow[v][cell] = Real(0);
-    const Real jac = g.jacobian[e], rx = g.dr_dx[e], ry = g.dr_dy[e], sx = g.ds_dx[e], sy = g.ds_dy[e];
+    const Real jac = g.jacobian[e];
     const Real fv_share = Real(1) - beta_e;
     if (fv_share > Real(0)) {
       for (int d = 0; d < num_dual_faces; ++d) {
         const int a = s.dual_face_cells[2 * d], b = s.dual_face_cells[2 * d + 1];
-        // Physical normal times length: |J| J^-T times the reference one.
-        const Real nr = s.dual_face_normal[2 * d], ns = s.dual_face_normal[2 * d + 1];
-        const Real nx = jac * (nr * rx + ns * sx), ny = jac * (nr * ry + ns * sy);
-        const Real length = std::sqrt(nx * nx + ny * ny);
-        Real ma[nv], mb[nv], ua[nv], ub[nv], flux[nv];
-        for (int v = 0; v < nv; ++v) ma[v] = mean[v][a], mb[v] = mean[v][b];
-        if (s.order >= 2) {
-          Real w[nv];
-          point_state<P>(ce, s.dual_face_basis + d * nm, w);
-          subcell_state(s.order, ma, mb, w, gamma, ua);
-          subcell_state(s.order, mb, ma, w, gamma, ub);
-        } else {
-          for (int v = 0; v < nv; ++v) ua[v] = ma[v], ub[v] = mb[v];
-        }
-        euler::numerical_flux(F, ua, ub, nx / length, ny / length, gamma, flux);
+        Real flux[nv];
+        const Real length = subcell_dual_flux<P, Real, F>(s, d, ce, mean, g, e, gamma, flux);
         for (int v = 0; v < nv; ++v) {
           outflow[v][a] += fv_share * length * flux[v];
           outflow[v][b] -= fv_share * length * flux[v];
@@ -350,6 +391,245 @@ struct SubcellBlend {
       for (int m = 0; m < nm; ++m) {
         Real sum = Real(0);
         for (int cell = 0; cell < nm; ++cell) sum += s.modes_from_averages[m * nm + cell] * rate[v][cell];
+        rhs[(v * nm + m) * n + e] = sum;
+      }
+  }
+};
+
+/// bounded[e] = 1 where the bounded blend (SubcellBoundedBlend) does element e: the troubled elements (all
+/// where troubled is null) and those that blend or touch one that does (beta < 1), but none beside a hanging face.
+template <class Real>
+struct BoundedElements {
+  const index_t* neighbors;              ///< [elements][3]
+  const std::uint8_t* touching_hanging;  ///< [elements] or null
+  const std::uint8_t* troubled;          ///< [elements] or null
+  const Real* beta;                      ///< [elements]
+  std::uint8_t* bounded;                 ///< [elements]
+
+  KEMPE_HD void operator()(index_t e) const {
+    bool b = troubled == nullptr || troubled[e] != 0 || beta[e] < Real(1);
+    for (int k = 0; k < 3; ++k) {
+      const index_t n = neighbors[3 * e + k];
+      if (n != no_element && beta[n] < Real(1)) b = true;
+    }
+    if (touching_hanging != nullptr && touching_hanging[e] != 0) b = false;
+    bounded[e] = b ? 1 : 0;
+  }
+};
+
+/// The largest t in [0, 1] for which x + t y has density in [rho_lo, rho_hi] and pressure at least p_lo, where
+/// x does (where x lies outside, t keeps it from moving further out). Density is linear in the conserved
+/// variables; pressure is concave, so p(x + s y) >= (1 - s / t) p(x) + (s / t) p(x + t y) for s in [0, t] and
+/// one secant step gives a t that holds (Kuzmin, "Monolithic convex limiting for continuous finite element
+/// discretizations of hyperbolic conservation laws", Comput. Methods Appl. Mech. Engrg. 2020). Every smaller t
+/// holds too, so each face may take the smaller of its two cells' shares.
+template <class Real>
+KEMPE_HD Real bounded_share(const Real* x, const Real* y, Real rho_lo, Real rho_hi, Real p_lo, Real gamma) {
+  constexpr int nv = euler::num_vars;
+  const Real rho = x[euler::density], dr = y[euler::density];
+  Real t = Real(1);
+  if (dr > Real(0) && rho + dr > rho_hi) t = rho_hi > rho ? (rho_hi - rho) / dr : Real(0);
+  if (dr < Real(0) && rho + dr < rho_lo) t = rho_lo < rho ? (rho_lo - rho) / dr : Real(0);
+  if (!(t > Real(0))) return Real(0);
+  const Real px = euler::pressure(x, gamma);
+  if (!(rho > Real(0)) || !(px > Real(0))) return Real(0);
+  Real z[nv];
+  for (int v = 0; v < nv; ++v) z[v] = x[v] + t * y[v];
+  const Real pz = euler::pressure(z, gamma);
+  const Real target = p_lo < px ? p_lo : px;
+  if (!(pz >= target)) t *= (px - target) / (px - pz);
+  return t > Real(0) ? t : Real(0);
+}
+
+/// The blend of SubcellBlend with bounds on the subcell averages, for the bounded elements (BoundedElements),
+/// after the invariant-domain preserving subcell limiting of Rueda-Ramirez, Pazner & Gassner ("Subcell limiting
+/// strategies for discontinuous Galerkin spectral element methods", Comput. Fluids 2022). Every subcell face
+/// carries one flux, low + a (high - low): low the first- or second-order finite volumes' (subcell_dual_flux on
+/// the dual faces, SubcellFaceFluxes' on the element's edge pieces), high the DG scheme's. On an edge piece the
+/// DG flux is the surface term's; inside, the DG rate in flux form: the finite volumes' fluxes plus the dual-face
+/// fluxes of least norm whose net outflow from each cell makes up the difference between the two schemes'
+/// subcell rates (SubcellOperators::dual_flux_from_outflow), so that the antidiffusive fluxes high - low are the
+/// smallest that turn the finite volumes into the DG scheme.
+/// Each share a starts at the blend's (beta of the element inside, of the face on its edges: where no bound is
+/// reached this is SubcellBlend's rate), and is cut so that after a forward-Euler step of the stage's dt from
+/// the low-order update, each cell's average keeps its density within the range of its own and its neighbouring
+/// cells' means (across the element's edges too) and its pressure above their least: each of a cell's N
+/// faces' corrections, taken N times, must keep the bounds (bounded_share), so that their mean, the cell's
+/// update, does. An SSP Runge-Kutta stage is a convex combination of such steps and keeps the bounds too. A
+/// piece whose other element is not bounded keeps the blend's flux, so both elements see one flux. Two passes:
+/// the first writes each edge piece's shares on both sides to `factor`, the second forms the rates.
+template <int P, class Real, euler::Flux F>
+struct SubcellBoundedBlend {
+  index_t num_elements, num_faces;
+  Real gamma;
+  const Real* c;
+  Real* rhs;  ///< [vars][modes][elements] the DG right-hand side on entry; the bounded blend's after the second pass
+  const index_t* element_faces;   ///< [elements][3]
+  const Real* beta;               ///< [elements]
+  const std::uint8_t* bounded;    ///< [elements]
+  Tables<Real> t;
+  SubcellTables<Real> s;
+  Geometry<Real> g;
+  Faces<Real> fc;
+  const Real *high, *low, *side;  ///< SubcellFaceFluxes'
+  Real* factor;                   ///< [2 sides][face points][faces] each edge piece's share on each side
+  const Real* step;               ///< the stage's forward-Euler step dt (the clock's)
+  bool rates;                     ///< false: the first pass, true: the second
+
+  static constexpr int nm = basis::num_modes(P), nq = face_points(P), nv = euler::num_vars;
+  static constexpr int num_dual_faces = 3 * P * (P + 1) / 2;
+
+  /// Whether the other side of face f (seen from e) is bounded too, so that the piece's share is shared.
+  KEMPE_HD bool shared_piece(index_t f, bool left) const {
+    const index_t other = left ? fc.right[f] : fc.left[f];
+    return other == no_element || bounded[other] != 0;
+  }
+  /// visit(f, left, cell, qf, piece) for each edge piece of element e: its face, whether e is the face's left
+  /// element, the cell that owns the piece, the face's own point number and the piece's length.
+  template <class Visit>
+  KEMPE_HD void for_each_piece(index_t e, Visit&& visit) const {
+    for (int k = 0; k < 3; ++k) {
+      const index_t f = element_faces[3 * e + k];
+      const bool left = fc.left[f] == e;
+      for (int q = 0; q < nq; ++q) {
+        const int qf = left ? q : nq - 1 - q;  // the face's own point order runs along its left element
+        visit(f, left, s.face_point_cell[k * nq + q], qf, fc.length[f] * t.face_weight[qf] / Real(2));
+      }
+    }
+  }
+
+  KEMPE_HD void operator()(index_t e) const {
+    if (bounded[e] == 0) return;
+    const index_t n = num_elements;
+    const Real dt = *step, jac = g.jacobian[e], beta_e = beta[e];
+    Real ce[nv][nm], mean[nv][nm], outflow[nv][nm];
+    load_modes<P>(c, n, e, ce);
+    // outflow: the DG scheme's net outflow through each cell's dual faces, then less the finite volumes'.
+    subcell_averages<P>(s, ce, rhs, n, e, mean, outflow);
+    for (int v = 0; v < nv; ++v)
+      for (int cell = 0; cell < nm; ++cell) outflow[v][cell] = -s.cell_area[cell] * jac * outflow[v][cell];
+    Real rho_lo[nm], rho_hi[nm], p_lo[nm];
+    int faces_of[nm];  // the faces whose share the bounds cut: dual faces and shared edge pieces
+    for (int cell = 0; cell < nm; ++cell) {
+      rho_lo[cell] = rho_hi[cell] = mean[euler::density][cell];
+      Real u[nv];
+      for (int v = 0; v < nv; ++v) u[v] = mean[v][cell];
+      p_lo[cell] = euler::pressure(u, gamma);
+      faces_of[cell] = 0;
+    }
+    auto widen = [&](int cell, Real rho, Real p) {
+      rho_lo[cell] = rho < rho_lo[cell] ? rho : rho_lo[cell];
+      rho_hi[cell] = rho > rho_hi[cell] ? rho : rho_hi[cell];
+      p_lo[cell] = p < p_lo[cell] ? p : p_lo[cell];
+    };
+    // The edge pieces: their DG flux leaves the dual faces' share of the outflow; the other side's cell widens
+    // the bounds.
+    for_each_piece(e, [&](index_t f, bool left, int cell, int qf, Real piece) {
+      const Real sign = left ? Real(1) : Real(-1);
+      for (int v = 0; v < nv; ++v) outflow[v][cell] -= sign * piece * high[(v * nq + qf) * num_faces + f];
+      if (fc.right[f] != no_element) {
+        const int other = left ? 1 : 0;
+        widen(cell, side[((other * 2 + 0) * nq + qf) * num_faces + f], side[((other * 2 + 1) * nq + qf) * num_faces + f]);
+      }
+      if (shared_piece(f, left)) ++faces_of[cell];
+    });
+    // The finite volumes' dual-face fluxes and the DG scheme's, both times the face's length. The DG fluxes meet
+    // the cells' net outflows only up to a circulation; taken as the finite volumes' plus the least-norm fluxes
+    // of the difference of the two schemes' net outflows, they equal the finite volumes' wherever the two
+    // agree, e.g. in a uniform flow (a DG flux of least norm itself would differ there by a circulation, which
+    // shares cut face by face turn into spurious sources).
+    Real high_d[nv][num_dual_faces > 0 ? num_dual_faces : 1], low_d[nv][num_dual_faces > 0 ? num_dual_faces : 1];
+    for (int d = 0; d < num_dual_faces; ++d) {
+      Real flux[nv];
+      const Real length = subcell_dual_flux<P, Real, F>(s, d, ce, mean, g, e, gamma, flux);
+      const int a = s.dual_face_cells[2 * d], b = s.dual_face_cells[2 * d + 1];
+      for (int v = 0; v < nv; ++v) {
+        low_d[v][d] = length * flux[v];
+        outflow[v][a] -= low_d[v][d], outflow[v][b] += low_d[v][d];
+      }
+      Real ua[nv], ub[nv];
+      for (int v = 0; v < nv; ++v) ua[v] = mean[v][a], ub[v] = mean[v][b];
+      widen(a, ub[euler::density], euler::pressure(ub, gamma));
+      widen(b, ua[euler::density], euler::pressure(ua, gamma));
+      ++faces_of[a], ++faces_of[b];
+    }
+    for (int d = 0; d < num_dual_faces; ++d)
+      for (int v = 0; v < nv; ++v) {
+        Real sum = low_d[v][d];
+        for (int cell = 0; cell < nm; ++cell) sum += s.dual_flux_from_outflow[d * nm + cell] * outflow[v][cell];
+        high_d[v][d] = sum;
+      }
+    // The low-order update of each cell: every shared face at its low flux, the others at the blend's.
+    Real low_update[nv][nm];
+    for (int v = 0; v < nv; ++v)
+      for (int cell = 0; cell < nm; ++cell) low_update[v][cell] = Real(0);  // net outflow first
+    for (int d = 0; d < num_dual_faces; ++d) {
+      const int a = s.dual_face_cells[2 * d], b = s.dual_face_cells[2 * d + 1];
+      for (int v = 0; v < nv; ++v) low_update[v][a] += low_d[v][d], low_update[v][b] -= low_d[v][d];
+    }
+    for_each_piece(e, [&](index_t f, bool left, int cell, int qf, Real piece) {
+      const bool shared = shared_piece(f, left);
+      const Real sign = left ? Real(1) : Real(-1), beta_f = face_share(fc, beta, f);
+      for (int v = 0; v < nv; ++v) {
+        const Real hi = high[(v * nq + qf) * num_faces + f], lo = low[(v * nq + qf) * num_faces + f];
+        low_update[v][cell] += sign * piece * (shared ? lo : beta_f < Real(1) ? lo + beta_f * (hi - lo) : hi);
+      }
+    });
+    for (int v = 0; v < nv; ++v)
+      for (int cell = 0; cell < nm; ++cell) low_update[v][cell] = mean[v][cell] - dt * low_update[v][cell] / (s.cell_area[cell] * jac);
+    // The share cell `cell` allows an antidiffusive outflow `anti` (times length) through one of its faces.
+    auto cell_share = [&](int cell, const Real* anti) {
+      Real x[nv], y[nv];
+      const Real scale = -Real(faces_of[cell]) * dt / (s.cell_area[cell] * jac);
+      for (int v = 0; v < nv; ++v) x[v] = low_update[v][cell], y[v] = scale * anti[v];
+      return bounded_share(x, y, rho_lo[cell], rho_hi[cell], p_lo[cell], gamma);
+    };
+    Real rate_outflow[nv][nm];
+    for (int v = 0; v < nv; ++v)
+      for (int cell = 0; cell < nm; ++cell) rate_outflow[v][cell] = Real(0);
+    for_each_piece(e, [&](index_t f, bool left, int cell, int qf, Real piece) {
+      const bool shared = shared_piece(f, left);
+      const Real sign = left ? Real(1) : Real(-1), beta_f = face_share(fc, beta, f);
+      Real hi[nv], lo[nv], anti[nv];
+      for (int v = 0; v < nv; ++v) {
+        hi[v] = high[(v * nq + qf) * num_faces + f], lo[v] = low[(v * nq + qf) * num_faces + f];
+        anti[v] = sign * piece * (hi[v] - lo[v]);
+      }
+      if (!rates) {
+        if (shared) factor[((left ? 0 : 1) * nq + qf) * num_faces + f] = cell_share(cell, anti);
+        return;
+      }
+      Real a = beta_f;
+      if (shared) {
+        const Real mine = factor[((left ? 0 : 1) * nq + qf) * num_faces + f];
+        a = mine < a ? mine : a;
+        if (fc.right[f] != no_element) {
+          const Real theirs = factor[((left ? 1 : 0) * nq + qf) * num_faces + f];
+          a = theirs < a ? theirs : a;
+        }
+      }
+      for (int v = 0; v < nv; ++v)
+        rate_outflow[v][cell] += sign * piece * (shared || beta_f < Real(1) ? lo[v] + a * (hi[v] - lo[v]) : hi[v]);
+    });
+    if (!rates) return;
+    for (int d = 0; d < num_dual_faces; ++d) {
+      const int a = s.dual_face_cells[2 * d], b = s.dual_face_cells[2 * d + 1];
+      Real anti_a[nv], anti_b[nv];
+      for (int v = 0; v < nv; ++v) anti_a[v] = high_d[v][d] - low_d[v][d], anti_b[v] = -anti_a[v];
+      Real share = beta_e;
+      const Real sa = cell_share(a, anti_a), sb = cell_share(b, anti_b);
+      share = sa < share ? sa : share;
+      share = sb < share ? sb : share;
+      for (int v = 0; v < nv; ++v) {
+        const Real flux = low_d[v][d] + share * anti_a[v];
+        rate_outflow[v][a] += flux, rate_outflow[v][b] -= flux;
+      }
+    }
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nm; ++m) {
+        Real sum = Real(0);
+        for (int cell = 0; cell < nm; ++cell)
+          sum -= s.modes_from_averages[m * nm + cell] * rate_outflow[v][cell] / (s.cell_area[cell] * jac);
         rhs[(v * nm + m) * n + e] = sum;
       }
   }

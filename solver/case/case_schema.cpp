@@ -115,6 +115,12 @@ const std::vector<Setting> table = {
      "and subcell order (first-order subcells: 0.1 at p <= 2, 0.15 at p = 3, 0.25 at p >= 4; second-order: 0.1 "
      "at p = 1, 0.4 at p = 2, 0.5 at p >= 3: dg::default_blending_max)",
      nullptr, 0, 1},
+    {"solver.subcell_bounds", T::boolean, "false",
+     "under `shock_capturing: subcell` with first-order subcells: bound the subcell averages. In the troubled "
+     "cells and around those that blend, each subcell face's share of the DG flux is cut so that every subcell "
+     "average keeps its density within its own and its neighbouring subcells' range and its pressure above their "
+     "least after each stage (the invariant-domain preserving subcell limiting of Rueda-Ramirez, Pazner & Gassner "
+     "2022; bounds hold for the SSP integrators)"},
     {"solver.troubled_cells_only", T::boolean, "true", "limit (and under `shock_capturing: subcell`, blend) only the cells the KXRCF indicator flags"},
     {"solver.curved_boundaries", T::boolean, "true",
      "boundary conditions with the normal of the curve through the boundary vertices (cubic, not across corners "

@@ -51,6 +51,14 @@ std::string place(const CaseFile& c, const std::string& key, const std::string& 
 
 std::string key_location(const CaseFile& c, const std::string& key) { return place(c, key, key); }
 
+void check_solver_keys(const CaseFile& c) {
+  const long long order = c.integer("solver.subcell_order");
+  if (c.boolean("solver.subcell_bounds") && order != 1)
+    throw std::invalid_argument(place(c, "solver.subcell_bounds", "solver.subcell_bounds") +
+                                "bounds on the subcell averages need solver.subcell_order 1 (second-order subcell finite "
+                                "volumes do not keep them), not " + std::to_string(order));
+}
+
 std::optional<AdaptSettings> adapt_settings(const CaseFile& c) {
   static const char* const keys[] = {"adapt.variable", "adapt.refine_above", "adapt.coarsen_below", "adapt.max_level",
                                      "adapt.interval", "adapt.buffer", "adapt.initial_levels", "adapt.boxes"};

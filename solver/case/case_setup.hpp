@@ -49,6 +49,10 @@ std::function<void(double, double, double*)> initial_state(const CaseFile& c);
 /// for a default: the start of an error message about the key's value.
 std::string key_location(const CaseFile& c, const std::string& key);
 
+/// The solver: section's keys together: std::invalid_argument naming the key (file and line) for
+/// solver.subcell_bounds with solver.subcell_order 2 (second-order subcell finite volumes do not keep the bounds).
+void check_solver_keys(const CaseFile& c);
+
 /// A case's adaptive refinement (its adapt: section).
 struct AdaptSettings {
   adapt::AdaptCriteria criteria;

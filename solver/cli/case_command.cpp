@@ -29,6 +29,7 @@ void add_case_command(CLI::App& app) {
     (void)cases::initial_state(c);  // checks the initial state's names and expressions
     (void)cases::output_times(c);   // and the output times
     (void)cases::adapt_settings(c);  // and the adapt: section's keys together
+    cases::check_solver_keys(c);     // and the solver: section's
     std::fputs(c.resolved_yaml().c_str(), stdout);
     if (*no_mesh) return;
     Mesh mesh = cases::load_case_mesh(c);

@@ -161,6 +161,7 @@ std::string output_folder(const RunOptions& o, const cases::CaseFile& c, const s
 }
 
 sim::SolverOptions solver_options(const cases::CaseFile& c) {
+  cases::check_solver_keys(c);
   sim::SolverOptions s;
   s.order = static_cast<int>(c.integer("solver.order"));
   s.precision = sim::precision_from_name(c.text("solver.precision"));
@@ -173,6 +174,7 @@ sim::SolverOptions solver_options(const cases::CaseFile& c) {
   s.shock_capturing = dg::shock_capturing_from_name(c.text("solver.shock_capturing"));
   s.blending_max = c.real("solver.blending_max");
   s.subcell_order = static_cast<int>(c.integer("solver.subcell_order"));
+  s.subcell_bounds = c.boolean("solver.subcell_bounds");
   s.entropy_tolerance = c.real("solver.entropy_tolerance");
   s.density_tolerance = c.real("solver.density_tolerance");
   s.troubled_cells_only = c.boolean("solver.troubled_cells_only");

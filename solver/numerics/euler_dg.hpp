@@ -303,6 +303,16 @@ class EulerDG {
     blend_alpha_.upload(alpha);
     step_graph_.clear();
   }
+  /// Bounds on the subcell averages under the blend (kernels/subcell_K.hpp, SubcellBoundedBlend): in the troubled
+  /// elements (all of them when troubled_cells_only is false) and around those that blend, each subcell face's
+  /// share of the DG flux is cut so that each subcell average keeps its density within its neighbourhood's range
+  /// and its pressure above its least, after each stage's forward-Euler step (the SSP integrators' stages).
+  void set_subcell_bounds(bool on) {
+    subcell_bounds_ = on;
+    step_graph_.clear();
+    if (blending_on()) size_blending();
+  }
+  bool subcell_bounds() const { return subcell_bounds_; }
   /// The subcell finite volumes' order, 1 or 2 (std::invalid_argument otherwise).
   void set_subcell_order(int order) {
     if (order < 1 || order > 2)
@@ -377,7 +387,7 @@ class EulerDG {
     use.limiter = taylor_.bytes() + bounds_.bytes() + troubled_.held_bytes() + indicator_.held_bytes() + indicator_mean_.held_bytes() +
                   ring_flags_.held_bytes() + entropy_.held_bytes() + entropy_bound_.held_bytes() + filter_strength_.held_bytes() +
                   blend_alpha_.held_bytes() + blend_beta_.held_bytes() + blend_touching_.held_bytes() + blend_high_.held_bytes() +
-                  blend_low_.held_bytes();
+                  blend_low_.held_bytes() + blend_bounded_.held_bytes() + blend_side_.held_bytes() + blend_factor_.held_bytes();
     return use;
   }
 
@@ -404,10 +414,20 @@ class EulerDG {
       }
       launch(k_, SmoothShares<Real>{mesh_.view().element_neighbors, touching, blend_alpha_.data(), blend_beta_.data()});
     }
+    const std::uint8_t* bounded = subcell_bounds_ ? blend_bounded_.data() : nullptr;
+    if (form_shares && subcell_bounds_)
+      launch(k_, BoundedElements<Real>{mesh_.view().element_neighbors, touching, troubled_cells_only_ && !fixed_shares_ ? troubled_.data() : nullptr,
+                                       blend_beta_.data(), blend_bounded_.data()});
     launch(nf, SubcellFaceFluxes<P, Real, F, Boundary>{face_integrals(c, clock, stage_fraction), d_.subcells, blend_beta_.data(), nf,
-                                                       blend_high_.data(), blend_low_.data()});
+                                                       blend_high_.data(), blend_low_.data(), bounded,
+                                                       subcell_bounds_ ? blend_side_.data() : nullptr});
     launch(k_, SubcellBlend<P, Real, F>{k_, nf, gamma_, c, out, d_.tables, d_.subcells, mesh_.view().geometry, fc, mesh_.view().element_faces,
-                                        blend_beta_.data(), blend_high_.data(), blend_low_.data()});
+                                        blend_beta_.data(), blend_high_.data(), blend_low_.data(), bounded});
+    if (!subcell_bounds_) return;
+    for (const bool rates : {false, true})
+      launch(k_, SubcellBoundedBlend<P, Real, F>{k_, nf, gamma_, c, out, mesh_.view().element_faces, blend_beta_.data(), bounded,
+                                                 d_.tables, d_.subcells, mesh_.view().geometry, fc, blend_high_.data(),
+                                                 blend_low_.data(), blend_side_.data(), blend_factor_.data(), clock + clock_step, rates});
   }
   /// The blend's work arrays for the present mesh (grown, never shrunk), and its hanging-face flags.
   void size_blending() {
@@ -416,6 +436,12 @@ class EulerDG {
     forall(backend_, k_, SetAll<Real>{blend_beta_.data(), Real(1)});  // what an output before the first step shows
     if (troubled_cells_only_) fit(troubled_, k_, "troubled-cell flags");
     fit(blend_high_, face_values, "the subcell blend's face fluxes"), fit(blend_low_, face_values, "the subcell blend's face fluxes");
+    if (subcell_bounds_) {
+      const std::size_t piece_values = std::size_t(face_points(P)) * mesh_.num_faces();
+      fit(blend_bounded_, k_, "the subcell bounds' element flags");
+      fit(blend_side_, 4 * piece_values, "the subcell bounds' face states");
+      fit(blend_factor_, 2 * piece_values, "the subcell bounds' face shares");
+    }
     // Which elements touch a hanging face depends on the mesh alone: found here, once per mesh, not per stage.
     const Faces<Real> fc = faces();
     if (fc.left_half != nullptr) {
@@ -709,6 +735,7 @@ class EulerDG {
     subcell_pairs_.assign(sub.dual_face_cells.begin(), sub.dual_face_cells.end());
     subcell_face_cell_.assign(sub.face_point_cell.begin(), sub.face_point_cell.end());
     subcell_dual_basis_ = convert(sub.dual_face_basis);
+    subcell_dual_flux_ = convert(sub.dual_flux_from_outflow);
   }
 
   void require_cpu(const char* what) const {
@@ -891,6 +918,7 @@ class EulerDG {
     visit(subcell_pairs_, "subcell faces", d_.subcells.dual_face_cells);
     visit(subcell_face_cell_, "subcell faces", d_.subcells.face_point_cell);
     visit(subcell_dual_basis_, "subcell dual-face basis", d_.subcells.dual_face_basis);
+    visit(subcell_dual_flux_, "subcell dual-face fluxes", d_.subcells.dual_flux_from_outflow);
   }
 
   /// A boundary functor that holds only values travels to the device as it is.
@@ -1007,7 +1035,8 @@ class EulerDG {
   std::vector<double> volume_r_, volume_s_;
   std::vector<Real> check_basis_;  // [volume points + 3 face points][modes]
   std::vector<Real> taylor_from_modes_, degree_part_;  // TriangleOperators' limiter tables
-  std::vector<Real> subcell_average_, subcell_modes_, subcell_area_, subcell_normal_, subcell_dual_basis_;  // SubcellOperators
+  std::vector<Real> subcell_average_, subcell_modes_, subcell_area_, subcell_normal_, subcell_dual_basis_,
+      subcell_dual_flux_;  // SubcellOperators
   std::vector<std::int32_t> subcell_pairs_, subcell_face_cell_;
   Real positivity_epsilon_ = Real(0);
   Limiter limiter_ = Limiter::none;
@@ -1033,6 +1062,9 @@ class EulerDG {
   Buffer<Real> blend_alpha_, blend_beta_;  // [elements] finite-volume shares, then DG shares
   Buffer<std::uint8_t> blend_touching_;    // [elements] beside a hanging face
   Buffer<Real> blend_high_, blend_low_;    // [vars][face points][faces] SubcellFaceFluxes' fluxes
+  bool subcell_bounds_ = false;            // set_subcell_bounds
+  Buffer<std::uint8_t> blend_bounded_;     // [elements] BoundedElements
+  Buffer<Real> blend_side_, blend_factor_;  // SubcellFaceFluxes' cell states and SubcellBoundedBlend's shares per edge piece
   int blend_stage_ = -1;  // the right-hand side's number within the step being recorded; -1 outside a step
   Buffer<double> indicator_, indicator_mean_;  // [elements] the refinement indicator's values, a variable's cell averages
   Buffer<std::uint8_t> ring_flags_;     // [elements] scratch of the buffer rings and the kxrcf indicator's flags

@@ -43,6 +43,7 @@ struct SolverOptions {
   dg::ShockCapturing shock_capturing = dg::ShockCapturing::none;
   double blending_max = 0;  ///< under ShockCapturing::subcell: the largest finite-volume share (0: dg::default_blending_max)
   int subcell_order = 1;    ///< under ShockCapturing::subcell: the finite volumes' order, 1 or 2
+  bool subcell_bounds = false;  ///< under ShockCapturing::subcell: bounds on the subcell averages (set_subcell_bounds)
   double entropy_tolerance = 1e-2, density_tolerance = 1e-3;  ///< the entropy filter's (EulerDG::set_entropy_tolerances)
   bool troubled_cells_only = true;
   bool curved_boundaries = true;  ///< boundary conditions with the boundary curve's normal (EulerDG::set_curved_boundaries)

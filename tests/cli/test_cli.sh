@@ -306,6 +306,11 @@ YAML
   sod_p2_keeps "second-order subcells" "subcell_order: 2" shock_capturing=subcell subcell_order=2
   expect_fail "solver.subcell_order out of range" "solver.subcell_order: expected integer in [1, 2], got 3" \
     "$kempe" case check "$source_dir/cases/sod.yaml" --no-mesh --set solver.subcell_order=3
+  # Bounds on the subcell averages: kept in the resolved case; with second-order subcells refused by key.
+  sod_p2_keeps "subcell bounds" "subcell_bounds: true" shock_capturing=subcell subcell_bounds=true
+  expect_fail "solver.subcell_bounds with second-order subcells" \
+    "--set solver.subcell_bounds: bounds on the subcell averages need solver.subcell_order 1" \
+    "$kempe" case check "$source_dir/cases/sod.yaml" --no-mesh --set solver.subcell_order=2 --set solver.subcell_bounds=true
   expect_fail "a mistyped limiter" "unknown value 'entropy_filtr'; did you mean 'entropy_filter'?" \
     "$kempe" case check "$source_dir/cases/sod.yaml" --no-mesh --set solver.limiter=entropy_filtr
   # solver.curved_boundaries reaches the solver: on the bump's curved wall the entropy error differs, and the
