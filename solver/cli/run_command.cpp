@@ -96,7 +96,7 @@ class OutputSeries {
     const std::string file = stem_ + name;
     output::SampledSolution sampled =
         output::sample_solution(mesh, simulation.options().order, simulation.options().gamma, simulation.solution(),
-                                simulation.limited_cells(), simulation.time());
+                                simulation.limited_cells(), simulation.time(), simulation.subcell_cells());
     if (exact) output::add_exact_solution(sampled, simulation.options().gamma, exact);
     sampled.blending = simulation.blending_cells();
     output::write_vtu(folder_ + "/" + file, sampled, fields_);

@@ -319,6 +319,12 @@ class EulerDG {
       throw std::invalid_argument("subcell finite volumes of order " + std::to_string(order) + ": expected 1 or 2");
     d_.subcells.order = order;
   }
+  /// Per element, 1 where the bounds on the subcell averages acted at the last step (BoundedElements), [elements];
+  /// empty without them: for output (whose nodes there show the subcell averages) and tests.
+  std::vector<std::uint8_t> subcell_bounded() const {
+    if (!blending_on() || !subcell_bounds_) return {};
+    return blend_bounded_.to_host();
+  }
   /// The DG share of each element in the last right-hand side (1: pure DG), [elements]: for output and tests.
   std::vector<Real> blending_shares() const {
     if (!blending_on()) return std::vector<Real>(k_, Real(1));
@@ -439,6 +445,7 @@ class EulerDG {
     if (subcell_bounds_) {
       const std::size_t piece_values = std::size_t(face_points(P)) * mesh_.num_faces();
       fit(blend_bounded_, k_, "the subcell bounds' element flags");
+      forall(backend_, k_, SetAll<std::uint8_t>{blend_bounded_.data(), std::uint8_t(0)});  // what an output before the first step shows
       fit(blend_side_, 4 * piece_values, "the subcell bounds' face states");
       fit(blend_factor_, 2 * piece_values, "the subcell bounds' face shares");
     }

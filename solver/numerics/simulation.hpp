@@ -99,6 +99,9 @@ class Simulation {
   /// Per element, the finite-volume share of subcell shock capturing (1 - the DG share; 0: pure DG) at the last
   /// step; empty when the run has no subcell shock capturing.
   virtual std::vector<double> blending_cells() const = 0;
+  /// Per element, 1 where the bounds on the subcell averages acted at the last step (solver.subcell_bounds),
+  /// whose output nodes show the subcell averages; empty without them.
+  virtual std::vector<std::uint8_t> subcell_cells() const = 0;
   virtual MemoryUse memory_use() const = 0;
   /// For a solver on an adaptive forest's leaves (make_simulation of a forest): sets the forest's flags for
   /// its next adaptation from the indicator of `criteria` on the present solution (EulerDG::flag_adaptation).

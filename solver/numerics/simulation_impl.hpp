@@ -63,6 +63,7 @@ class SimulationOf final : public Simulation {
     for (std::size_t e = 0; e < beta.size(); ++e) share[e] = 1.0 - double(beta[e]);
     return share;
   }
+  std::vector<std::uint8_t> subcell_cells() const override { return solver_.subcell_bounded(); }
   std::vector<KernelTime> profile(int repeats) override {
     const Backend backend = options_.backend;
     const Buffer<Real>& solution = solver_.solution_buffer();

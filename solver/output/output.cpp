@@ -8,6 +8,7 @@
 #include "kernels/basis.hpp"
 #include "kernels/euler.hpp"
 #include "kernels/quadrature.hpp"
+#include "kernels/subcell.hpp"
 #include "kernels/triangle.hpp"
 
 namespace kempe::output {
@@ -83,9 +84,12 @@ void store_state(const double* u, double gamma, double& density, double& pressur
 }  // namespace
 
 SampledSolution sample_solution(const Mesh& mesh, int order, double gamma, const std::vector<double>& c,
-                                const std::vector<std::uint8_t>& limited, double time) {
+                                const std::vector<std::uint8_t>& limited, double time, const std::vector<std::uint8_t>& subcells) {
   const index_t k = mesh.num_elements();
   const ModalSolution solution(c, order, k, "sample_solution");
+  if (!subcells.empty() && subcells.size() != std::size_t(k))
+    throw std::invalid_argument("sample_solution: " + std::to_string(subcells.size()) + " subcell flags for " + std::to_string(k) +
+                                " elements");
   SampledSolution out;
   out.time = time;
   out.cell_order = order <= 1 ? 1 : order;
@@ -98,6 +102,17 @@ SampledSolution sample_solution(const Mesh& mesh, int order, double gamma, const
     s[q] = -1 + 2.0 * lattice[q][1] / out.cell_order;
   }
   const std::vector<double> phi = solution.basis_at(r, s);
+  // The subcell averages at the same nodes: node (i, j) is the centre of subcell j (p + 1) - j (j - 1) / 2 + i.
+  std::vector<double> averages;
+  if (order >= 1 && !subcells.empty()) {
+    const dg::SubcellOperators ops = dg::subcell_operators(order);
+    const int nm = solution.modes();
+    averages.resize(lattice.size() * nm);
+    for (std::size_t q = 0; q < lattice.size(); ++q) {
+      const int i = lattice[q][0], j = lattice[q][1], cell = j * (order + 1) - j * (j - 1) / 2 + i;
+      std::copy_n(&ops.average[std::size_t(cell) * nm], nm, &averages[q * nm]);
+    }
+  }
   const std::size_t points = std::size_t(k) * lattice.size();
   for (auto* field : {&out.x, &out.y, &out.density, &out.pressure, &out.mach, &out.entropy}) field->resize(points);
   out.velocity.resize(3 * points);
@@ -115,7 +130,8 @@ SampledSolution sample_solution(const Mesh& mesh, int order, double gamma, const
       out.x[i] = px;
       out.y[i] = py;
       double u[euler::num_vars];
-      solution.state(e, &phi[q * solution.modes()], u);
+      const bool as_subcells = !averages.empty() && subcells[e] != 0;
+      solution.state(e, &(as_subcells ? averages : phi)[q * solution.modes()], u);
       store_state(u, gamma, out.density[i], out.pressure[i], &out.velocity[3 * i]);
       const double rho = out.density[i], p = out.pressure[i];
       const double vel_x = out.velocity[3 * i], vel_y = out.velocity[3 * i + 1];

@@ -44,8 +44,12 @@ struct SampledSolution {
 /// Samples c[var][mode][element] (order p, modal, on `mesh`'s triangles) at each element's output nodes:
 /// its vertices for p <= 1, the Lagrange nodes of order p otherwise. `limited` may be empty (all 0). The cell
 /// field `level` is the mesh's leaf_level where it has one (an adapted mesh: adapt::leaf_elements_mesh).
+/// Elements e with subcells[e] != 0 (p >= 1; empty: none) show at each node the average of its subcell
+/// (kernels/subcell.hpp: the nodes are the lattice of order p whose median-dual cells the subcells are): the
+/// states that bounds on the subcell averages keep, where the polynomial they determine may swing beyond them.
 SampledSolution sample_solution(const Mesh& mesh, int order, double gamma, const std::vector<double>& c,
-                                const std::vector<std::uint8_t>& limited, double time);
+                                const std::vector<std::uint8_t>& limited, double time,
+                                const std::vector<std::uint8_t>& subcells = {});
 
 /// Fills the sampled solution's exact_* fields with `exact` at its points (written to the .vtu beside the
 /// solution, so that a plot compares with the solver's own exact solution rather than a copy of it).

@@ -139,7 +139,7 @@ TEST(GpuSolver, ShockTubesWithLimitersMatchCpu) {
 TEST(GpuSolver, SubcellBlendingMatchesCpu) {
   SKIP_WITHOUT_GPU();
   // The shares come from the indicator in double on both sides; the blend runs where they are below 1, with
-  // first- and second-order subcells.
+  // first- and second-order subcells, and with bounds on the subcell averages.
   const SodBox box;
   const Mesh& mesh = box.mesh;
   const bc::GroupBoundary<double>& boundary = box.boundary;
@@ -151,12 +151,19 @@ TEST(GpuSolver, SubcellBlendingMatchesCpu) {
     solver.set_subcell_blending(0.4, 2);
     solver.set_positivity_limiter(1e-12);
   };
+  auto setup_bounded = [](auto& solver) {  // bounds on the subcell averages (SubcellBoundedBlend)
+    solver.set_subcell_blending(0.1);
+    solver.set_subcell_bounds(true);
+    solver.set_positivity_limiter(1e-12);
+  };
   for (const dg::Strategy strategy : {dg::Strategy::colored, dg::Strategy::elementwise}) {
     const std::string name(dg::strategies[int(strategy)].name);
     expect_gpu_matches_cpu<2, double>(mesh, boundary, strategy, setup, sod_state, 0.05, 1e-12, "Sod p = 2 subcell " + name);
     expect_gpu_matches_cpu<3, double>(mesh, boundary, strategy, setup, sod_state, 0.05, 1e-12, "Sod p = 3 subcell " + name);
     expect_gpu_matches_cpu<2, double>(mesh, boundary, strategy, setup_second_order, sod_state, 0.05, 1e-12,
                                       "Sod p = 2 second-order subcells " + name);
+    expect_gpu_matches_cpu<2, double>(mesh, boundary, strategy, setup_bounded, sod_state, 0.05, 1e-12, "Sod p = 2 bounded subcells " + name);
+    expect_gpu_matches_cpu<3, double>(mesh, boundary, strategy, setup_bounded, sod_state, 0.05, 1e-12, "Sod p = 3 bounded subcells " + name);
   }
 }
 

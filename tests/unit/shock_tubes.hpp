@@ -46,6 +46,9 @@ struct TubeResult {
   double beyond[3] = {0, 0, 0};
   /// The same for the subcell averages (kernels/subcell.hpp), the states the blend's finite volumes evolve.
   double beyond_subcell[3] = {0, 0, 0};
+  /// The same for what the output shows (output::sample_solution): the polynomial at the nodes, but the subcell
+  /// averages in the elements that bounds on them watch.
+  double beyond_shown[3] = {0, 0, 0};
 };
 
 /// Runs `tube` to its end time (HLL, SSP-RK3, CFL 0.5, positivity limiter) on strip(n), with the given limiter
@@ -100,6 +103,12 @@ TubeResult run_tube(const Mesh& mesh, int n, const Tube& tube, dg::Limiter limit
   // How far the states that `table` ([points][modes], linear in the modes) gives in every element reach beyond
   // the exact range: the output lattice's nodes (order max(p, 1), as solver/output samples), the subcell averages.
   constexpr int nm = basis::num_modes(P);
+  auto reach = [&](const double (&values)[3], double* out) {
+    for (int j = 0; j < 3; ++j) {
+      const double range = exact_hi[j] - exact_lo[j];
+      if (range > 0) out[j] = std::max({out[j], (values[j] - exact_hi[j]) / range, (exact_lo[j] - values[j]) / range});
+    }
+  };
   auto beyond = [&](const std::vector<double>& table, double* out) {
     const std::size_t points = table.size() / nm;
     for (index_t e = 0; e < k; ++e)
@@ -107,11 +116,7 @@ TubeResult run_tube(const Mesh& mesh, int n, const Tube& tube, dg::Limiter limit
         double u[euler::num_vars] = {};
         for (int v = 0; v < euler::num_vars; ++v)
           for (int m = 0; m < nm; ++m) u[v] += c[(std::size_t(v) * nm + m) * k + e] * table[q * nm + m];
-        const double values[3] = {u[euler::density], u[euler::momentum_x] / u[euler::density], euler::pressure(u, gamma_air)};
-        for (int j = 0; j < 3; ++j) {
-          const double range = exact_hi[j] - exact_lo[j];
-          if (range > 0) out[j] = std::max({out[j], (values[j] - exact_hi[j]) / range, (exact_lo[j] - values[j]) / range});
-        }
+        reach({u[euler::density], u[euler::momentum_x] / u[euler::density], euler::pressure(u, gamma_air)}, out);
       }
   };
   const int lattice = P < 1 ? 1 : P;
@@ -120,6 +125,8 @@ TubeResult run_tube(const Mesh& mesh, int n, const Tube& tube, dg::Limiter limit
     for (int m = 0; m < nm; ++m) nodes.push_back(basis::mode(m, -1 + 2.0 * i / lattice, -1 + 2.0 * j / lattice));
   beyond(nodes, r.beyond);
   beyond(dg::subcell_operators(P).average, r.beyond_subcell);
+  const output::SampledSolution shown = output::sample_solution(mesh, P, gamma_air, c, {}, tube.t_end, solver.subcell_bounded());
+  for (index_t i = 0; i < shown.num_points(); ++i) reach({shown.density[i], shown.velocity[3 * i], shown.pressure[i]}, r.beyond_shown);
   return r;
 }
 

@@ -13,13 +13,16 @@
 #include <vtkUnstructuredGrid.h>
 #include <vtkXMLUnstructuredGridReader.h>
 
+#include <array>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "dg_cases.hpp"
+#include "kernels/subcell.hpp"
 #include "solver/output/output.hpp"
 #include "solver/output/vtk_output.hpp"
 
@@ -206,6 +209,46 @@ TEST(Output, FailedWriteNamesTheFileAndKeepsTheOldOne) {
 TEST(Output, SampleRejectsTheWrongNumberOfCoefficients) {
   const Mesh mesh = test::solver_mesh(2, 1.0, 0.0);
   EXPECT_THROW(output::sample_solution(mesh, 2, gamma_air, std::vector<double>(7), {}, 0), std::invalid_argument);
+  const std::vector<double> c(std::size_t(euler::num_vars) * basis::num_modes(2) * mesh.num_elements(), 1.0);
+  EXPECT_THROW(output::sample_solution(mesh, 2, gamma_air, c, {}, 0, std::vector<std::uint8_t>(3, 1)), std::invalid_argument);
+}
+
+TEST(Output, ElementsUnderSubcellBoundsShowTheirSubcellAverages) {
+  // Flagged elements show at each node the average of the subcell centred there (found here by its centre,
+  // not by the lattice numbering the sampler uses); the others the polynomial.
+  const Mesh mesh = test::solver_mesh(3, 1.0, 0.2);
+  const index_t k = mesh.num_elements();
+  for (const int order : {1, 2, 3}) {
+    const int nm = basis::num_modes(order);
+    std::vector<double> c(std::size_t(euler::num_vars) * nm * k);
+    for (std::size_t i = 0; i < c.size(); ++i) c[i] = 0.05 * std::sin(1.0 + 0.7 * double(i));
+    for (index_t e = 0; e < k; ++e) {  // positive density and energy means
+      c[(std::size_t(euler::density) * nm) * k + e] = 2;
+      c[(std::size_t(euler::energy) * nm) * k + e] = 5;
+    }
+    std::vector<std::uint8_t> flags(k, 0);
+    for (index_t e = 0; e < k; e += 2) flags[e] = 1;
+    const output::SampledSolution plain = output::sample_solution(mesh, order, gamma_air, c, {}, 0);
+    const output::SampledSolution shown = output::sample_solution(mesh, order, gamma_air, c, {}, 0, flags);
+    const dg::SubcellOperators ops = dg::subcell_operators(order);
+    const std::vector<std::array<int, 2>> lattice = output::lagrange_triangle_lattice(order);
+    for (index_t e = 0; e < k; ++e)
+      for (std::size_t q = 0; q < lattice.size(); ++q) {
+        const std::size_t i = std::size_t(e) * lattice.size() + q;
+        if (flags[e] == 0) {
+          EXPECT_EQ(shown.density[i], plain.density[i]) << "p = " << order << ", element " << e;
+          continue;
+        }
+        const double r = -1 + 2.0 * lattice[q][0] / order, s = -1 + 2.0 * lattice[q][1] / order;
+        int cell = -1;
+        for (int j = 0; j < nm; ++j)
+          if (std::abs(ops.cell_r[j] - r) < 1e-12 && std::abs(ops.cell_s[j] - s) < 1e-12) cell = j;
+        ASSERT_GE(cell, 0) << "p = " << order << ": no subcell centred at node " << q;
+        double rho = 0;
+        for (int m = 0; m < nm; ++m) rho += ops.average[std::size_t(cell) * nm + m] * c[(std::size_t(euler::density) * nm + m) * k + e];
+        EXPECT_NEAR(shown.density[i], rho, 1e-14) << "p = " << order << ", element " << e << ", node " << q;
+      }
+  }
 }
 
 }  // namespace
