@@ -202,10 +202,20 @@ KEMPE_HD Real face_share(const Faces<Real>& fc, const Real* beta, index_t f) {
   return br < bl ? br : bl;
 }
 
+/// The low-order flux of the subcell finite volumes under bounds on the subcell averages (SubcellBoundedBlend),
+/// whatever the DG flux: Rusanov's. With it a cell's forward-Euler update is a convex combination of its mean and
+/// the faces' bar states (u_a + u_b) / 2 - (F(u_b) - F(u_a)) . n / (2 lambda), and its largest wave speed lambda
+/// keeps those closest to the two means (Guermond & Popov, "Invariant domains and first-order continuous finite
+/// element approximation for hyperbolic systems", SIAM J. Numer. Anal. 2016). With HLL's sharper fluxes the
+/// low-order update itself left the neighbourhood's range by up to 4 % of density per stage next to strong shocks,
+/// and the bounds then kept what it left: 5-11 % overshoots of the subcell averages on Toro's tests 3 and 4 at
+/// p = 3, against 0.3-0.4 % with Rusanov's (docs/theory.md).
+inline constexpr euler::Flux bounded_low_flux = euler::Flux::rusanov;
+
 /// For each face of share below 1, at each face point q: high = the DG flux F*(u_l, u_r) . n of the traces
 /// (FaceIntegrals::point_flux, the same value the surface term takes), low = the same numerical flux of the two
-/// subcell averages whose cells own that piece of the edge; both per unit length, the normal pointing from left
-/// to right, stored [vars][face points][faces].
+/// subcell averages whose cells own that piece of the edge (bounded_low_flux's where bounds are on); both per
+/// unit length, the normal pointing from left to right, stored [vars][face points][faces].
 template <int P, class Real, euler::Flux F, class Boundary>
 struct SubcellFaceFluxes {
   FaceIntegrals<P, Real, F, Boundary> integrals;
@@ -247,7 +257,10 @@ struct SubcellFaceFluxes {
       }
       Real fh[nv], fl[nv], sl[nv], sr[nv];
       integrals.point_flux(f, q, ul, ur, fh);
-      if (r == no_element) {  // first order at the boundary: no mean beyond it
+      if (bounded != nullptr) {  // bounds (first-order subcells): bounded_low_flux, the ghost state at the boundary
+        if (r == no_element) integrals.ghost_state(f, q, al, ar);
+        euler::numerical_flux(bounded_low_flux, al, ar, fc.normal_x[f], fc.normal_y[f], integrals.gamma, fl);
+      } else if (r == no_element) {  // first order at the boundary: no mean beyond it
         integrals.point_flux(f, q, al, ar, fl);
       } else {
         subcell_state(s.order, al, ar, ul, integrals.gamma, sl);
@@ -444,14 +457,15 @@ KEMPE_HD Real bounded_share(const Real* x, const Real* y, Real rho_lo, Real rho_
 /// The blend of SubcellBlend with bounds on the subcell averages, for the bounded elements (BoundedElements),
 /// after the invariant-domain preserving subcell limiting of Rueda-Ramirez, Pazner & Gassner ("Subcell limiting
 /// strategies for discontinuous Galerkin spectral element methods", Comput. Fluids 2022). Every subcell face
-/// carries one flux, low + a (high - low): low the first- or second-order finite volumes' (subcell_dual_flux on
-/// the dual faces, SubcellFaceFluxes' on the element's edge pieces), high the DG scheme's. On an edge piece the
+/// carries one flux, low + a (high - low): low the first-order finite volumes' with bounded_low_flux
+/// (subcell_dual_flux on the dual faces, SubcellFaceFluxes' on the element's edge pieces), high the DG scheme's. On an edge piece the
 /// DG flux is the surface term's; inside, the DG rate in flux form: the finite volumes' fluxes plus the dual-face
 /// fluxes of least norm whose net outflow from each cell makes up the difference between the two schemes'
 /// subcell rates (SubcellOperators::dual_flux_from_outflow), so that the antidiffusive fluxes high - low are the
 /// smallest that turn the finite volumes into the DG scheme.
 /// Each share a starts at the blend's (beta of the element inside, of the face on its edges: where no bound is
-/// reached this is SubcellBlend's rate), and is cut so that after a forward-Euler step of the stage's dt from
+/// reached this is the blend with those low-order fluxes, SubcellBlend's rate where the DG flux is Rusanov's
+/// too), and is cut so that after a forward-Euler step of the stage's dt from
 /// the low-order update, each cell's average keeps its density within the range of its own and its neighbouring
 /// cells' means (across the element's edges too) and its pressure above their least: each of a cell's N
 /// faces' corrections, taken N times, must keep the bounds (bounded_share), so that their mean, the cell's
@@ -533,15 +547,15 @@ struct SubcellBoundedBlend {
       }
       if (shared_piece(f, left)) ++faces_of[cell];
     });
-    // The finite volumes' dual-face fluxes and the DG scheme's, both times the face's length. The DG fluxes meet
-    // the cells' net outflows only up to a circulation; taken as the finite volumes' plus the least-norm fluxes
-    // of the difference of the two schemes' net outflows, they equal the finite volumes' wherever the two
-    // agree, e.g. in a uniform flow (a DG flux of least norm itself would differ there by a circulation, which
-    // shares cut face by face turn into spurious sources).
-    Real high_d[nv][num_dual_faces > 0 ? num_dual_faces : 1], low_d[nv][num_dual_faces > 0 ? num_dual_faces : 1];
+    // The finite volumes' dual-face fluxes times the face's length; `outflow` becomes the difference of the two
+    // schemes' net outflows. The DG fluxes meet the cells' net outflows only up to a circulation; taken as the
+    // finite volumes' plus the least-norm fluxes of that difference (the second pass), they equal the finite
+    // volumes' wherever the two agree, e.g. in a uniform flow (a DG flux of least norm itself would differ there
+    // by a circulation, which shares cut face by face turn into spurious sources).
+    Real low_d[nv][num_dual_faces > 0 ? num_dual_faces : 1];
     for (int d = 0; d < num_dual_faces; ++d) {
       Real flux[nv];
-      const Real length = subcell_dual_flux<P, Real, F>(s, d, ce, mean, g, e, gamma, flux);
+      const Real length = subcell_dual_flux<P, Real, bounded_low_flux>(s, d, ce, mean, g, e, gamma, flux);
       const int a = s.dual_face_cells[2 * d], b = s.dual_face_cells[2 * d + 1];
       for (int v = 0; v < nv; ++v) {
         low_d[v][d] = length * flux[v];
@@ -553,12 +567,6 @@ struct SubcellBoundedBlend {
       widen(b, ua[euler::density], euler::pressure(ua, gamma));
       ++faces_of[a], ++faces_of[b];
     }
-    for (int d = 0; d < num_dual_faces; ++d)
-      for (int v = 0; v < nv; ++v) {
-        Real sum = low_d[v][d];
-        for (int cell = 0; cell < nm; ++cell) sum += s.dual_flux_from_outflow[d * nm + cell] * outflow[v][cell];
-        high_d[v][d] = sum;
-      }
     // The low-order update of each cell: every shared face at its low flux, the others at the blend's.
     Real low_update[nv][nm];
     for (int v = 0; v < nv; ++v)
@@ -614,8 +622,12 @@ struct SubcellBoundedBlend {
     if (!rates) return;
     for (int d = 0; d < num_dual_faces; ++d) {
       const int a = s.dual_face_cells[2 * d], b = s.dual_face_cells[2 * d + 1];
-      Real anti_a[nv], anti_b[nv];
-      for (int v = 0; v < nv; ++v) anti_a[v] = high_d[v][d] - low_d[v][d], anti_b[v] = -anti_a[v];
+      Real anti_a[nv], anti_b[nv];  // the DG flux less the finite volumes': the least-norm one of `outflow`
+      for (int v = 0; v < nv; ++v) {
+        Real sum = Real(0);
+        for (int cell = 0; cell < nm; ++cell) sum += s.dual_flux_from_outflow[d * nm + cell] * outflow[v][cell];
+        anti_a[v] = sum, anti_b[v] = -sum;
+      }
       Real share = beta_e;
       const Real sa = cell_share(a, anti_a), sb = cell_share(b, anti_b);
       share = sa < share ? sa : share;

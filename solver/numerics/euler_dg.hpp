@@ -306,17 +306,25 @@ class EulerDG {
   /// Bounds on the subcell averages under the blend (kernels/subcell_K.hpp, SubcellBoundedBlend): in the troubled
   /// elements (all of them when troubled_cells_only is false) and around those that blend, each subcell face's
   /// share of the DG flux is cut so that each subcell average keeps its density within its neighbourhood's range
-  /// and its pressure above its least, after each stage's forward-Euler step (the SSP integrators' stages).
+  /// and its pressure above its least, after each stage's forward-Euler step (the SSP integrators' stages). The
+  /// finite volumes are then first-order with Rusanov's flux (bounded_low_flux): std::invalid_argument where the
+  /// subcell order is 2, whose states the bounds do not hold.
   void set_subcell_bounds(bool on) {
+    if (on && d_.subcells.order >= 2)
+      throw std::invalid_argument("bounds on the subcell averages need first-order subcell finite volumes, not order " +
+                                  std::to_string(d_.subcells.order));
     subcell_bounds_ = on;
     step_graph_.clear();
     if (blending_on()) size_blending();
   }
   bool subcell_bounds() const { return subcell_bounds_; }
-  /// The subcell finite volumes' order, 1 or 2 (std::invalid_argument otherwise).
+  /// The subcell finite volumes' order, 1 or 2 (std::invalid_argument otherwise, and for 2 under bounds).
   void set_subcell_order(int order) {
     if (order < 1 || order > 2)
       throw std::invalid_argument("subcell finite volumes of order " + std::to_string(order) + ": expected 1 or 2");
+    if (order != 1 && subcell_bounds_)
+      throw std::invalid_argument("subcell finite volumes of order " + std::to_string(order) +
+                                  ": bounds on the subcell averages need order 1");
     d_.subcells.order = order;
   }
   /// Per element, 1 where the bounds on the subcell averages acted at the last step (BoundedElements), [elements];

@@ -139,9 +139,11 @@ TEST(SubcellBlend, KeepsAUniformFlowForAnySharesAndEveryStrategy) {
       check_uniform_flow<3>(mesh, strategy, order);
     }
     check_uniform_flow<5>(mesh, dg::Strategy::colored, order);
-    check_uniform_flow<1>(mesh, dg::Strategy::colored, order, true);
-    check_uniform_flow<2>(mesh, dg::Strategy::colored, order, true);
-    check_uniform_flow<3>(mesh, dg::Strategy::colored, order, true);
+  }
+  for (const dg::Strategy strategy : {dg::Strategy::colored, dg::Strategy::elementwise}) {  // bounds: first order only
+    check_uniform_flow<1>(mesh, strategy, 1, true);
+    check_uniform_flow<2>(mesh, strategy, 1, true);
+    check_uniform_flow<3>(mesh, strategy, 1, true);
   }
 }
 
@@ -213,17 +215,18 @@ std::array<double, 2> blast_drift(const Mesh& mesh, const std::vector<double>& s
 
 /// The largest difference between the blend's right-hand side and the bounded blend's outside a step (no
 /// forward-Euler step to bound: every share the blend's), over the largest value, for a blast on `mesh` with
-/// random shares.
+/// random shares. The DG flux is Rusanov's, the bounded blend's low-order flux (bounded_low_flux), so that both
+/// blends have the same finite volumes.
 template <int P>
-double bounded_against_plain(const Mesh& mesh, int subcell_order) {
+double bounded_against_plain(const Mesh& mesh) {
   const bc::Kind kinds[] = {bc::Kind::wall};
-  dg::EulerDG<P, double, euler::Flux::hll, bc::GroupBoundary<double>> solver(
+  dg::EulerDG<P, double, dg::bounded_low_flux, bc::GroupBoundary<double>> solver(
       mesh, gamma_air, bc::GroupBoundary<double>{kinds, nullptr, gamma_air}, dg::Strategy::colored);
   solver.project([](double x, double y, double* out) {
     const double r2 = (x - 0.4) * (x - 0.4) + (y - 0.55) * (y - 0.55);
     euler::conserved(1 + 3 * std::exp(-20 * r2), 0.3 * y, -0.2 * x, 1 + 10 * std::exp(-30 * r2), gamma_air, out);
   });
-  solver.set_blending_shares(random_shares(mesh.num_elements(), 7), subcell_order);
+  solver.set_blending_shares(random_shares(mesh.num_elements(), 7));
   const std::vector<double> c = solver.solution();
   std::vector<double> plain(c.size()), bounded(c.size());
   solver.rhs(c, 0.0, plain);
@@ -238,12 +241,27 @@ TEST(SubcellBoundedBlend, IsTheBlendWhereNoBoundIsReached) {
   // Outside a step the forward-Euler step is 0 and no share is cut: the dual-face fluxes of least norm give back
   // the DG rate's subcell averages exactly, so the bounded blend's rate is the blend's to rounding.
   const Mesh mesh = jittered_square();
-  for (const int order : {1, 2}) {
-    EXPECT_LT(bounded_against_plain<1>(mesh, order), 1e-12) << "p = 1, subcell order " << order;
-    EXPECT_LT(bounded_against_plain<2>(mesh, order), 1e-12) << "p = 2, subcell order " << order;
-    EXPECT_LT(bounded_against_plain<3>(mesh, order), 1e-12) << "p = 3, subcell order " << order;
-    EXPECT_LT(bounded_against_plain<4>(mesh, order), 1e-12) << "p = 4, subcell order " << order;
-  }
+  EXPECT_LT(bounded_against_plain<1>(mesh), 1e-12) << "p = 1";
+  EXPECT_LT(bounded_against_plain<2>(mesh), 1e-12) << "p = 2";
+  EXPECT_LT(bounded_against_plain<3>(mesh), 1e-12) << "p = 3";
+  EXPECT_LT(bounded_against_plain<4>(mesh), 1e-12) << "p = 4";
+}
+
+TEST(SubcellBoundedBlend, RefusesSecondOrderSubcells) {
+  // Second-order subcell states leave the bounds (docs/theory.md): the solver refuses the pair in either order.
+  const Mesh mesh = jittered_square();
+  const bc::Kind kinds[] = {bc::Kind::wall};
+  dg::EulerDG<2, double, euler::Flux::hll, bc::GroupBoundary<double>> solver(
+      mesh, gamma_air, bc::GroupBoundary<double>{kinds, nullptr, gamma_air}, dg::Strategy::colored);
+  solver.set_subcell_blending(0.4, 2);
+  EXPECT_THROW(solver.set_subcell_bounds(true), std::invalid_argument);
+  EXPECT_FALSE(solver.subcell_bounds());
+  solver.set_subcell_blending(0.1, 1);
+  solver.set_subcell_bounds(true);
+  EXPECT_THROW(solver.set_subcell_blending(0.4, 2), std::invalid_argument);
+  EXPECT_THROW(solver.set_blending_shares(std::vector<double>(mesh.num_elements(), 0.5), 2), std::invalid_argument);
+  EXPECT_NO_THROW(solver.set_subcell_bounds(false));
+  EXPECT_NO_THROW(solver.set_subcell_blending(0.4, 2));
 }
 
 TEST(SubcellBlend, ConservesMassAndEnergy) {
@@ -379,10 +397,10 @@ TEST(EulerDG, IsentropicVortexKeepsItsOrderUnderSubcellBlending) {
 TEST(ShockTube, SubcellBoundsKeepTheSubcellAveragesInRange) {
   // The five Riemann problems of SubcellBlendingMakesHighOrderPay with bounds on the subcell averages
   // (SubcellBoundedBlend) at the orders' default largest shares. The table it prints is in docs/theory.md.
-  // Checked: the subcell averages' density stays within 1 % of the exact range on Sod and Toro's 123 problem at
+  // Checked: the subcell averages' density stays within 1 % of the exact range on Sod and Toro's tests 2-4 at
   // p = 1..3, and so does the density the output shows at p = 2 and 3; p = 2 beats p = 1 and p = 3 beats p = 2
-  // on every test. Not yet: the strong shocks of tests 3-5,
-  // where the first-order subcell fluxes themselves leave the bounds of the cells' means.
+  // on every test. Not yet: test 5 (1.2-2.8 %), where even the low-order update of a stage leaves the range of
+  // the cells' means by 5-7 % of density.
   const Mesh mesh = test::strip(32);
   auto cell = [](const test::TubeResult& r) {
     char c[200];
@@ -404,7 +422,7 @@ TEST(ShockTube, SubcellBoundsKeepTheSubcellAveragesInRange) {
     std::fflush(stdout);
     EXPECT_LT(r2.l1, r1.l1) << t.name << ": p = 2 against p = 1";
     EXPECT_LT(r3.l1, r2.l1) << t.name << ": p = 3 against p = 2";
-    if (t.name[0] == 'S' || t.name[0] == '2') {
+    if (t.name[0] != '5') {
       for (const test::TubeResult* r : {&r1, &r2, &r3}) EXPECT_LT(r->beyond_subcell[0], 0.01) << t.name << ": subcell densities in range";
       for (const test::TubeResult* r : {&r2, &r3}) EXPECT_LT(r->beyond_shown[0], 0.01) << t.name << ": the output's densities in range";
     }
