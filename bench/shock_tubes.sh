@@ -7,8 +7,8 @@
 # undershoots of the point values of density, velocity and pressure beyond the exact solution's range, in % of it
 # (scripts/riemann_overshoot.py; python3-vtk9).
 # Usage: bench/shock_tubes.sh [SIZE] [OUTDIR]   (defaults 0.01, about 100 elements along the channel, and
-#   /tmp/kempe_shock_tubes; the cases' own size is 0.005). CONFIGS="order:limiter:shock_capturing[:subcell_order] ..."
-#   overrides the columns (subcell_order 1 unless given).
+#   /tmp/kempe_shock_tubes; the cases' own size is 0.005). CONFIGS="order:limiter:shock_capturing[:subcell_order[:bounds]] ..."
+#   overrides the columns (subcell_order 1 and solver.subcell_bounds false unless given; bounds `true` or `false`).
 set -euo pipefail
 size="${1:-0.01}"
 out="${2:-/tmp/kempe_shock_tubes}"
@@ -18,9 +18,10 @@ mkdir -p "$out"
 header="| case |"
 rule="|---|"
 for config in "${configs[@]}"; do
-  IFS=: read -r order limiter capturing subcells <<< "$config"
+  IFS=: read -r order limiter capturing subcells bounds <<< "$config"
   [[ $capturing == none ]] && header+=" $limiter p = $order |" || header+=" $capturing p = $order |"
   [[ ${subcells:-1} == 2 ]] && header="${header% |}, second-order subcells |"
+  [[ ${bounds:-false} == true ]] && header="${header% |}, bounds |"
   rule+="---|"
 done
 echo "$header"
@@ -29,10 +30,11 @@ for case in sod toro2 toro3 toro4 toro5; do
   row="| $case |"
   base=""
   for config in "${configs[@]}"; do
-    IFS=: read -r order limiter capturing subcells <<< "$config"
-    log="$out/${case}_p${order}_${limiter}_${capturing}_${subcells:-1}.txt"
+    IFS=: read -r order limiter capturing subcells bounds <<< "$config"
+    log="$out/${case}_p${order}_${limiter}_${capturing}_${subcells:-1}_${bounds:-false}.txt"
     "$kempe" run "cases/$case.yaml" --set mesh.size="$size" --set solver.order="$order" --set solver.limiter="$limiter" \
-      --set solver.shock_capturing="$capturing" --set solver.subcell_order="${subcells:-1}" --output "$out/$case" > "$log" 2>&1
+      --set solver.shock_capturing="$capturing" --set solver.subcell_order="${subcells:-1}" \
+      --set solver.subcell_bounds="${bounds:-false}" --output "$out/$case" > "$log" 2>&1
     error=$(grep "density error" "$log" | tail -1 | sed 's/.*L1 \([^,]*\),.*/\1/')
     [[ -z $base ]] && base=$error
     spill=$(scripts/riemann_overshoot.py "$out/$case/$case.pvd" | awk '{print $2 "/" $4 "/" $6}')
