@@ -118,8 +118,9 @@ const std::vector<Setting> table = {
     {"solver.subcell_bounds", T::boolean, "false",
      "under `shock_capturing: subcell` with first-order subcells: bound the subcell averages. In the troubled "
      "cells and around those that blend, each subcell face's share of the DG flux is cut so that every subcell "
-     "average keeps its density within its own and its neighbouring subcells' range and its pressure above their "
-     "least after each stage (the invariant-domain preserving subcell limiting of Rueda-Ramirez, Pazner & Gassner "
+     "average keeps its density within its own and its neighbouring subcells' range and its pressure above a tenth "
+     "of its low-order update's after each stage (the invariant-domain preserving subcell limiting of "
+     "Rueda-Ramirez, Pazner & Gassner "
      "2022; bounds hold for the SSP integrators). The subcell finite volumes then take the Rusanov flux, "
      "whatever `solver.flux`. The output shows those elements' subcell averages at their nodes"},
     {"solver.troubled_cells_only", T::boolean, "true", "limit (and under `shock_capturing: subcell`, blend) only the cells the KXRCF indicator flags"},

@@ -306,7 +306,8 @@ class EulerDG {
   /// Bounds on the subcell averages under the blend (kernels/subcell_K.hpp, SubcellBoundedBlend): in the troubled
   /// elements (all of them when troubled_cells_only is false) and around those that blend, each subcell face's
   /// share of the DG flux is cut so that each subcell average keeps its density within its neighbourhood's range
-  /// and its pressure above its least, after each stage's forward-Euler step (the SSP integrators' stages). The
+  /// and its pressure positive (above a tenth of its low-order update's), after each stage's forward-Euler step
+  /// (the SSP integrators' stages). The
   /// finite volumes are then first-order with Rusanov's flux (bounded_low_flux): std::invalid_argument where the
   /// subcell order is 2, whose states the bounds do not hold.
   void set_subcell_bounds(bool on) {
@@ -454,7 +455,7 @@ class EulerDG {
       const std::size_t piece_values = std::size_t(face_points(P)) * mesh_.num_faces();
       fit(blend_bounded_, k_, "the subcell bounds' element flags");
       forall(backend_, k_, SetAll<std::uint8_t>{blend_bounded_.data(), std::uint8_t(0)});  // what an output before the first step shows
-      fit(blend_side_, 4 * piece_values, "the subcell bounds' face states");
+      fit(blend_side_, 2 * piece_values, "the subcell bounds' face densities");
       fit(blend_factor_, 2 * piece_values, "the subcell bounds' face shares");
     }
     // Which elements touch a hanging face depends on the mesh alone: found here, once per mesh, not per stage.
