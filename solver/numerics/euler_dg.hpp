@@ -131,7 +131,7 @@ class EulerDG {
     // positivity pass left, and limiting it again could only move it by a rounding.
     if (positivity_epsilon_ > Real(0))
       launch(map.old_elements, adapt::EachMadeLeaf<PositivityLimiter<P, Real>>{
-                                   map, PositivityLimiter<P, Real>{k_, num_check_points_, gamma_, positivity_epsilon_, d_.check_basis, c_.data()}});
+                                   map, PositivityLimiter<P, Real>{k_, positivity_points(), gamma_, positivity_epsilon_, d_.check_basis, c_.data()}});
   }
 
  public:
@@ -640,10 +640,16 @@ class EulerDG {
     if (positivity_epsilon_ > Real(0) && !(limiter_ == Limiter::entropy_filter && P > 0)) limit_positivity(c);
   }
 
+  /// The positivity limiter's check points: the volume and face points, and under bounds on the subcell
+  /// averages those averages too. Rusanov's flux between the subcells (bounded_low_flux) needs admissible
+  /// averages (a negative pressure's sound speed is NaN), and the bounds assume them; the averages are linear in
+  /// the modes, so the limiter treats them as it treats point values (without them the double Mach reflection
+  /// at p = 3 meets a NaN in its first steps).
+  int positivity_points() const { return num_check_points_ + (blending_on() && subcell_bounds_ ? num_modes : 0); }
   /// Applies the positivity limiter to the coefficients c (see kernels/limiter_K.hpp).
   void limit_positivity(Real* c) const {
     launch(k_,
-           PositivityLimiter<P, Real>{k_, num_check_points_, gamma_, positivity_epsilon_, d_.check_basis, c});
+           PositivityLimiter<P, Real>{k_, positivity_points(), gamma_, positivity_epsilon_, d_.check_basis, c});
   }
   void limit_positivity(std::vector<Real>& c) const {
     require_cpu("limit_positivity on host vectors");
@@ -744,6 +750,8 @@ class EulerDG {
     check_basis_.insert(check_basis_.end(), face_basis_.begin(), face_basis_.end());
     num_check_points_ = static_cast<int>(check_basis_.size() / num_modes);
     const SubcellOperators sub = subcell_operators(P);
+    // Then the subcell averages, which the positivity limiter checks too under bounds on them (positivity_points).
+    if (P > 0) check_basis_.insert(check_basis_.end(), sub.average.begin(), sub.average.end());
     subcell_average_ = convert(sub.average);
     subcell_modes_ = convert(sub.modes_from_averages);
     subcell_area_ = convert(sub.cell_area);
@@ -1049,7 +1057,7 @@ class EulerDG {
   std::vector<Real> face_half_basis_;  // [3][2][face points][modes]
   std::vector<Real> prolongation_, restriction_;  // [4][modes][modes]
   std::vector<double> volume_r_, volume_s_;
-  std::vector<Real> check_basis_;  // [volume points + 3 face points][modes]
+  std::vector<Real> check_basis_;  // [volume points + 3 face points + subcells][modes]
   std::vector<Real> taylor_from_modes_, degree_part_;  // TriangleOperators' limiter tables
   std::vector<Real> subcell_average_, subcell_modes_, subcell_area_, subcell_normal_, subcell_dual_basis_,
       subcell_dual_flux_;  // SubcellOperators
