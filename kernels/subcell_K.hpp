@@ -437,8 +437,7 @@ inline constexpr double bounded_pressure_floor = 0.1;
 
 /// The largest t in [0, 1] for which x + t y has density in [rho_lo, rho_hi] and pressure at least
 /// bounded_pressure_floor times x's (where x's density lies outside, t keeps it from moving further out; where
-/// x is not admissible, 0). Density is linear in the conserved
-/// variables; pressure is concave, so p(x + s y) >= (1 - s / t) p(x) + (s / t) p(x + t y) for s in [0, t] and
+/// x is not admissible, 0). Density is linear in the conserved variables; pressure is concave, so p(x + s y) >= (1 - s / t) p(x) + (s / t) p(x + t y) for s in [0, t] and
 /// one secant step gives a t that holds (Kuzmin, "Monolithic convex limiting for continuous finite element
 /// discretizations of hyperbolic conservation laws", Comput. Methods Appl. Mech. Engrg. 2020). Every smaller t
 /// holds too, so each face may take the smaller of its two cells' shares.
@@ -464,18 +463,17 @@ KEMPE_HD Real bounded_share(const Real* x, const Real* y, Real rho_lo, Real rho_
 /// after the invariant-domain preserving subcell limiting of Rueda-Ramirez, Pazner & Gassner ("Subcell limiting
 /// strategies for discontinuous Galerkin spectral element methods", Comput. Fluids 2022). Every subcell face
 /// carries one flux, low + a (high - low): low the first-order finite volumes' with bounded_low_flux
-/// (subcell_dual_flux on the dual faces, SubcellFaceFluxes' on the element's edge pieces), high the DG scheme's. On an edge piece the
-/// DG flux is the surface term's; inside, the DG rate in flux form: the finite volumes' fluxes plus the dual-face
+/// (subcell_dual_flux on the dual faces, SubcellFaceFluxes' on the element's edge pieces), high the DG scheme's.
+/// On an edge piece the DG flux is the surface term's; inside, the DG rate in flux form: the finite volumes' fluxes plus the dual-face
 /// fluxes of least norm whose net outflow from each cell makes up the difference between the two schemes'
 /// subcell rates (SubcellOperators::dual_flux_from_outflow), so that the antidiffusive fluxes high - low are the
 /// smallest that turn the finite volumes into the DG scheme.
 /// Each share a starts at the blend's (beta of the element inside, of the face on its edges: where no bound is
 /// reached this is the blend with those low-order fluxes, SubcellBlend's rate where the DG flux is Rusanov's
-/// too), and is cut so that after a forward-Euler step of the stage's dt from
-/// the low-order update, each cell's average keeps its density within the range of its own and its neighbouring
-/// cells' means (across the element's edges too) and its pressure above bounded_pressure_floor times the
-/// low-order update's: each of a cell's N
-/// faces' corrections, taken N times, must keep the bounds (bounded_share), so that their mean, the cell's
+/// too), and is cut so that after a forward-Euler step of the stage's dt from the low-order update, each cell's
+/// average keeps its density within the range of its own and its neighbouring cells' means (across the
+/// element's edges too) and its pressure above bounded_pressure_floor times the low-order update's: each of a
+/// cell's N faces' corrections, taken N times, must keep the bounds (bounded_share), so that their mean, the cell's
 /// update, does. An SSP Runge-Kutta stage is a convex combination of such steps and keeps the bounds too. A
 /// piece whose other element is not bounded keeps the blend's flux, so both elements see one flux. Two passes:
 /// the first writes each edge piece's shares on both sides to `factor`, the second forms the rates.

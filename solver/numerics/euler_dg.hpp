@@ -307,9 +307,8 @@ class EulerDG {
   /// elements (all of them when troubled_cells_only is false) and around those that blend, each subcell face's
   /// share of the DG flux is cut so that each subcell average keeps its density within its neighbourhood's range
   /// and its pressure positive (above a tenth of its low-order update's), after each stage's forward-Euler step
-  /// (the SSP integrators' stages). The
-  /// finite volumes are then first-order with Rusanov's flux (bounded_low_flux): std::invalid_argument where the
-  /// subcell order is 2, whose states the bounds do not hold.
+  /// (the SSP integrators' stages). The finite volumes are then first-order with Rusanov's flux
+  /// (bounded_low_flux): std::invalid_argument where the subcell order is 2, whose states the bounds do not hold.
   void set_subcell_bounds(bool on) {
     if (on && d_.subcells.order >= 2)
       throw std::invalid_argument("bounds on the subcell averages need first-order subcell finite volumes, not order " +
