@@ -435,7 +435,7 @@ TEST(ShockTube, SubcellBoundsKeepTheSubcellAveragesInRange) {
   // (SubcellBoundedBlend) at the orders' default largest shares. The table it prints is in docs/theory.md.
   // Checked: the subcell averages' density stays within 1 % of the exact range on Sod and Toro's tests 2-4 at
   // p = 1..3, and so does the density the output shows at p = 2 and 3; p = 2 beats p = 1 and p = 3 beats p = 2
-  // on every test. Not yet: test 5 (1.1-3.4 %), where even the low-order update of a stage leaves the range of
+  // on every test. Not yet: test 5 (1.3-4.0 %), where even the low-order update of a stage leaves the range of
   // the cells' means by 5-7 % of density.
   const Mesh mesh = test::strip(32);
   auto cell = [](const test::TubeResult& r) {
