@@ -120,9 +120,10 @@ const std::vector<Setting> table = {
      "cells and around those that blend, each subcell face's share of the DG flux is cut so that every subcell "
      "average keeps its density within its own and its neighbouring subcells' range and its pressure above a tenth "
      "of its low-order update's after each stage (the invariant-domain preserving subcell limiting of "
-     "Rueda-Ramirez, Pazner & Gassner 2022; bounds hold for the SSP integrators). The subcell finite volumes "
-     "then take the Rusanov flux, whatever `solver.flux`. The output shows those elements' subcell averages at "
-     "their nodes"},
+     "Rueda-Ramirez, Pazner & Gassner 2022, with Zalesak's limiter and prelimiting for density; bounds hold for "
+     "the SSP integrators). The subcell finite volumes then take the Rusanov flux, whatever `solver.flux`, and at "
+     "p >= 2 the blend's indicator looks at pressure alone, leaving contacts to the bounds. The output shows those "
+     "elements' subcell averages at their nodes"},
     {"solver.troubled_cells_only", T::boolean, "true", "limit (and under `shock_capturing: subcell`, blend) only the cells the KXRCF indicator flags"},
     {"solver.curved_boundaries", T::boolean, "true",
      "boundary conditions with the normal of the curve through the boundary vertices (cubic, not across corners "

@@ -81,13 +81,15 @@ struct Vortex {
 /// the given slope limiter after every stage.
 template <int P>
 /// blending_max > 0: with subcell shock capturing (EulerDG::set_subcell_blending) at that largest share.
-std::vector<double> vortex_errors(const std::vector<int>& sizes, dg::Limiter limiter = dg::Limiter::none, double blending_max = 0) {
+std::vector<double> vortex_errors(const std::vector<int>& sizes, dg::Limiter limiter = dg::Limiter::none, double blending_max = 0,
+                                  bool subcell_bounds = false) {
   std::vector<double> errors;
   for (const int n : sizes) {
     const Mesh mesh = solver_mesh(n, 10.0, -0.5);
     dg::EulerDG<P, double, euler::Flux::hllc, Vortex> solver(mesh, gamma_air, Vortex{}, dg::Strategy::colored);
     solver.set_limiter(limiter);
     solver.set_subcell_blending(blending_max);
+    solver.set_subcell_bounds(subcell_bounds);
     solver.project([](double x, double y, double* out) { Vortex::state(x, y, 0, out); });
     const double end = 1.0;
     const double dt_max = solver.stable_dt(0.5);

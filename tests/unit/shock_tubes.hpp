@@ -137,11 +137,11 @@ inline const Tube riemann_tubes[] = {{"Sod", {1, 0, 1}, {0.125, 0, 0.1}, 0.25},
                                      {"4", {1, 0, 0.01}, {1, 0, 100}, 0.035},
                                      {"5", {5.99924, 19.5975, 460.894}, {5.99242, -6.19633, 46.0950}, 0.035}};
 
-/// Runs vortex_errors<P>(sizes, limiter, blending_max), prints the table and checks the finest rate: at least
-/// p + 0.8 (p + 0.5 at p >= 4, which converges at 4.54 unlimited on the meshes of 8 x 8 to 16 x 16).
+/// Runs vortex_errors<P>(sizes, limiter, blending_max, subcell_bounds), prints the table and checks the finest
+/// rate: at least p + 0.8 (p + 0.5 at p >= 4, which converges at 4.54 unlimited on the meshes of 8 x 8 to 16 x 16).
 template <int P>
-void expect_vortex_rate(const std::vector<int>& sizes, dg::Limiter limiter, double blending_max = 0) {
-  const std::vector<double> errors = vortex_errors<P>(sizes, limiter, blending_max);
+void expect_vortex_rate(const std::vector<int>& sizes, dg::Limiter limiter, double blending_max = 0, bool subcell_bounds = false) {
+  const std::vector<double> errors = vortex_errors<P>(sizes, limiter, blending_max, subcell_bounds);
   print_convergence_table(P, sizes, errors);
   const double rate = std::log(errors[errors.size() - 2] / errors.back()) / std::log(double(sizes.back()) / sizes[sizes.size() - 2]);
   EXPECT_GE(rate, P < 4 ? P + 0.8 : P + 0.5) << "p = " << P;
