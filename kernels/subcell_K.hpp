@@ -108,9 +108,10 @@ KEMPE_HD double blending_threshold(int p) { return 0.5 * std::pow(10.0, -1.8 * s
 inline constexpr double blending_sharpness = 9.21024036697585;  // log((1 - 1e-4) / 1e-4)
 
 /// share[e] = the finite-volume share alpha of element e (0: pure DG): the energy E of density times pressure (of
-/// pressure alone under bounds on the subcell averages, `of_pressure`) in the highest modes, the larger of (degree P) / (all) and (degree P - 1) / (degree below P) of the squared
-/// orthonormal coefficients, mapped by alpha = 1 / (1 + exp(-s / T (E - T))); below alpha_min it is 0, above
-/// alpha_max it is alpha_max. Elements beside a hanging face (touching[e] != 0) get 0.
+/// pressure alone at p >= 2 under bounds on the subcell averages, `bounded`) in the highest modes, the larger of
+/// (degree P) / (all) and (degree P - 1) / (degree below P) of the squared orthonormal coefficients, mapped by
+/// alpha = 1 / (1 + exp(-s / T (E - T))); below alpha_min it is 0, above alpha_max it is alpha_max. Elements
+/// beside a hanging face (touching[e] != 0) get 0.
 template <int P, class Real>
 struct BlendingShares {
   index_t num_elements;
@@ -125,7 +126,8 @@ struct BlendingShares {
   /// more sharply than the finite volumes; at shocks, where pressure jumps, the bounds alone leave the strong
   /// shocks of Toro's tests 3-5 with larger errors than the blend. At p = 1 pressure alone loses on tests 3-5
   /// (docs/theory.md).
-  bool of_pressure = false;
+  bool bounded = false;
+  static constexpr bool of_pressure_at_bounds = P >= 2;
 
   KEMPE_HD void operator()(index_t e) const {
     constexpr int nm = basis::num_modes(P), nv = euler::num_vars, nq = volume_points(P);
@@ -140,7 +142,8 @@ struct BlendingShares {
     for (int q = 0; q < nq; ++q) {
       Real u[nv];
       point_state<P>(ce, t.volume_basis + q * nm, u);
-      const double p = double(euler::pressure(u, gamma)), value = of_pressure ? p : double(u[euler::density]) * p;
+      const double p = double(euler::pressure(u, gamma));
+      const double value = bounded && of_pressure_at_bounds ? p : double(u[euler::density]) * p;
       for (int m = 0; m < nm; ++m) modes[m] += double(t.volume_weight[q]) * double(t.volume_basis[q * nm + m]) * value;
     }
     double below = 0, last = 0, top = 0;  // degree < P - 1, degree P - 1, degree P
@@ -468,10 +471,10 @@ KEMPE_HD Real admissible_share(const Real* x, const Real* y, Real gamma) {
 /// strategies for discontinuous Galerkin spectral element methods", Comput. Fluids 2022). Every subcell face
 /// carries one flux, low + a (high - low): low the first-order finite volumes' with bounded_low_flux
 /// (subcell_dual_flux on the dual faces, SubcellFaceFluxes' on the element's edge pieces), high the DG scheme's.
-/// On an edge piece the DG flux is the surface term's; inside, the DG rate in flux form: the finite volumes' fluxes plus the dual-face
-/// fluxes of least norm whose net outflow from each cell makes up the difference between the two schemes'
-/// subcell rates (SubcellOperators::dual_flux_from_outflow), so that the antidiffusive fluxes high - low are the
-/// smallest that turn the finite volumes into the DG scheme.
+/// On an edge piece the DG flux is the surface term's; inside, the DG rate in flux form: the finite volumes'
+/// fluxes plus the dual-face fluxes of least norm whose net outflow from each cell makes up the difference
+/// between the two schemes' subcell rates (SubcellOperators::dual_flux_from_outflow), so that the antidiffusive
+/// fluxes high - low are the smallest that turn the finite volumes into the DG scheme.
 /// Each share a starts at the blend's (beta of the element inside, of the face on its edges: where no bound is
 /// reached this is the blend with those low-order fluxes, SubcellBlend's rate where the DG flux is Rusanov's
 /// too), and is cut so that after a forward-Euler step of the stage's dt from the low-order update, each cell's
@@ -479,9 +482,9 @@ KEMPE_HD Real admissible_share(const Real* x, const Real* y, Real gamma) {
 /// element's edges too), by Zalesak's limiter over all of the cell's faces, and its pressure above
 /// bounded_pressure_floor times the low-order update's: each of a cell's N faces' corrections, taken N times, must
 /// keep pressure there (admissible_share), so that their mean, the cell's update, does. An SSP Runge-Kutta stage
-/// is a convex combination of such steps and keeps the bounds too. A
-/// piece whose other element is not bounded keeps the blend's flux, so both elements see one flux. Two passes:
-/// the first writes each edge piece's shares on both sides to `factor`, the second forms the rates.
+/// is a convex combination of such steps and keeps the bounds too. A piece whose other element is not bounded
+/// keeps the blend's flux, so both elements see one flux. Two passes: the first writes each edge piece's shares
+/// on both sides to `factor`, the second forms the rates.
 template <int P, class Real, euler::Flux F>
 struct SubcellBoundedBlend {
   index_t num_elements, num_faces;

@@ -424,7 +424,7 @@ class EulerDG {
           troubled = troubled_.data();
         }
         launch(k_, BlendingShares<P, Real>{k_, gamma_, Real(blending_alpha_min), blend_alpha_max_, c, d_.tables, touching,
-                                           troubled, blend_alpha_.data(), subcell_bounds_ && P >= 2});
+                                           troubled, blend_alpha_.data(), subcell_bounds_});
       }
       launch(k_, SmoothShares<Real>{mesh_.view().element_neighbors, touching, blend_alpha_.data(), blend_beta_.data()});
     }
