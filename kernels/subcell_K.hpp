@@ -484,13 +484,16 @@ KEMPE_HD Real admissible_share(const Real* x, const Real* y, Real gamma) {
 /// keep pressure there (admissible_share), so that their mean, the cell's update, does. An SSP Runge-Kutta stage
 /// is a convex combination of such steps and keeps the bounds too. A piece whose other element is not bounded
 /// keeps the blend's flux, so both elements see one flux. Two passes: the first writes each edge piece's shares
-/// on both sides to `factor`, the second forms the rates.
+/// on both sides to `factor`, and the net outflows of each cell's dual faces, whose shares depend on the element
+/// alone, to the element's own rows of `rhs` (as many as its cells); the second adds the edge pieces' fluxes at
+/// the smaller of their two sides' shares and forms the rates, without forming the bounds again.
 template <int P, class Real, euler::Flux F>
 struct SubcellBoundedBlend {
   index_t num_elements, num_faces;
   Real gamma;
   const Real* c;
-  Real* rhs;  ///< [vars][modes][elements] the DG right-hand side on entry; the bounded blend's after the second pass
+  Real* rhs;  ///< [vars][modes][elements] the DG right-hand side on entry; [vars][cells][elements] the dual faces'
+              ///< net outflows after the first pass; the bounded blend's right-hand side after the second
   const index_t* element_faces;   ///< [elements][3]
   const Real* beta;               ///< [elements]
   const std::uint8_t* bounded;    ///< [elements]
@@ -527,6 +530,10 @@ struct SubcellBoundedBlend {
 
   KEMPE_HD void operator()(index_t e) const {
     if (bounded[e] == 0) return;
+    if (rates) {
+      form_rates(e);
+      return;
+    }
     const index_t n = num_elements;
     const Real dt = *step, jac = g.jacobian[e], beta_e = beta[e];
     Real ce[nv][nm], mean[nv][nm], outflow[nv][nm];
@@ -659,36 +666,19 @@ struct SubcellBoundedBlend {
       const Real pressure = admissible_share(x, y, gamma);
       return density < pressure ? density : pressure;
     };
-    Real rate_outflow[nv][nm];
-    for (int v = 0; v < nv; ++v)
-      for (int cell = 0; cell < nm; ++cell) rate_outflow[v][cell] = Real(0);
     for_each_piece(e, [&](index_t f, bool left, int cell, int qf, Real piece) {
-      const bool shared = shared_piece(f, left);
-      const Real sign = left ? Real(1) : Real(-1), beta_f = face_share(fc, beta, f);
-      Real hi[nv], lo[nv], anti[nv];
-      for (int v = 0; v < nv; ++v) {
-        hi[v] = high[(v * nq + qf) * num_faces + f], lo[v] = low[(v * nq + qf) * num_faces + f];
-        anti[v] = sign * piece * (hi[v] - lo[v]);
-      }
-      if (!rates) {
-        if (shared)
-          factor[((left ? 0 : 1) * nq + qf) * num_faces + f] =
-              downhill(mean[euler::density][cell], other_mean(f, left, cell, qf), anti[euler::density]) ? Real(0) : cell_share(cell, beta_f, anti);
-        return;
-      }
-      Real a = beta_f;
-      if (shared) {
-        const Real mine = factor[((left ? 0 : 1) * nq + qf) * num_faces + f];
-        a = mine < a ? mine : a;
-        if (fc.right[f] != no_element) {
-          const Real theirs = factor[((left ? 1 : 0) * nq + qf) * num_faces + f];
-          a = theirs < a ? theirs : a;
-        }
-      }
+      if (!shared_piece(f, left)) return;
+      const Real sign = left ? Real(1) : Real(-1);
+      Real anti[nv];
       for (int v = 0; v < nv; ++v)
-        rate_outflow[v][cell] += sign * piece * (shared || beta_f < Real(1) ? lo[v] + a * (hi[v] - lo[v]) : hi[v]);
+        anti[v] = sign * piece * (high[(v * nq + qf) * num_faces + f] - low[(v * nq + qf) * num_faces + f]);
+      factor[((left ? 0 : 1) * nq + qf) * num_faces + f] =
+          downhill(mean[euler::density][cell], other_mean(f, left, cell, qf), anti[euler::density]) ? Real(0)
+                                                                                                   : cell_share(cell, face_share(fc, beta, f), anti);
     });
-    if (!rates) return;
+    Real dual_outflow[nv][nm];
+    for (int v = 0; v < nv; ++v)
+      for (int cell = 0; cell < nm; ++cell) dual_outflow[v][cell] = Real(0);
     for (int d = 0; d < num_dual_faces; ++d) {
       const int a = s.dual_face_cells[2 * d], b = s.dual_face_cells[2 * d + 1];
       Real anti_a[nv], anti_b[nv];
@@ -700,14 +690,42 @@ struct SubcellBoundedBlend {
       if (downhill(mean[euler::density][a], mean[euler::density][b], anti_a[euler::density])) share = Real(0);
       for (int v = 0; v < nv; ++v) {
         const Real flux = low_d[v][d] + share * anti_a[v];
-        rate_outflow[v][a] += flux, rate_outflow[v][b] -= flux;
+        dual_outflow[v][a] += flux, dual_outflow[v][b] -= flux;
       }
     }
     for (int v = 0; v < nv; ++v)
+      for (int cell = 0; cell < nm; ++cell) rhs[(v * nm + cell) * n + e] = dual_outflow[v][cell];
+  }
+
+  /// The second pass: the first's dual-face outflows plus the edge pieces' fluxes, each piece at the smaller of
+  /// its two sides' shares (a piece beside an element that is not bounded at the blend's), as rates of the modes.
+  KEMPE_HD void form_rates(index_t e) const {
+    const index_t n = num_elements;
+    const Real jac = g.jacobian[e];
+    Real outflow[nv][nm];
+    for (int v = 0; v < nv; ++v)
+      for (int cell = 0; cell < nm; ++cell) outflow[v][cell] = rhs[(v * nm + cell) * n + e];
+    for_each_piece(e, [&](index_t f, bool left, int cell, int qf, Real piece) {
+      const bool shared = shared_piece(f, left);
+      const Real sign = left ? Real(1) : Real(-1), beta_f = face_share(fc, beta, f);
+      Real a = beta_f;
+      if (shared) {
+        const Real mine = factor[((left ? 0 : 1) * nq + qf) * num_faces + f];
+        a = mine < a ? mine : a;
+        if (fc.right[f] != no_element) {
+          const Real theirs = factor[((left ? 1 : 0) * nq + qf) * num_faces + f];
+          a = theirs < a ? theirs : a;
+        }
+      }
+      for (int v = 0; v < nv; ++v) {
+        const Real hi = high[(v * nq + qf) * num_faces + f], lo = low[(v * nq + qf) * num_faces + f];
+        outflow[v][cell] += sign * piece * (shared || beta_f < Real(1) ? lo + a * (hi - lo) : hi);
+      }
+    });
+    for (int v = 0; v < nv; ++v)
       for (int m = 0; m < nm; ++m) {
         Real sum = Real(0);
-        for (int cell = 0; cell < nm; ++cell)
-          sum -= s.modes_from_averages[m * nm + cell] * rate_outflow[v][cell] / (s.cell_area[cell] * jac);
+        for (int cell = 0; cell < nm; ++cell) sum -= s.modes_from_averages[m * nm + cell] * outflow[v][cell] / (s.cell_area[cell] * jac);
         rhs[(v * nm + m) * n + e] = sum;
       }
   }
