@@ -23,9 +23,7 @@ if [[ -n ${KEMPE_DMR_MESH:-} ]]; then common+=(--set mesh.file="$(realpath "$KEM
 fronts="${KEMPE_DMR_FRONTS:-build/bin/kempe_dmr_fronts}"
 mkdir -p "$out"
 uniform="$out/double_mach_uniform.yaml"
-sed -e 's/^  indicator: density_jump/  indicator: box\n  boxes: [-1, -1, 5, 2]/' -e '/^  refine_above:/d' -e '/^  coarsen_below:/d' \
-    -e '/^adapt:/,/^[a-z]/ s/^  interval: [0-9]*$/  interval: 1000000000/' -e 's/^  buffer: [0-9]*/  buffer: 0/' cases/double_mach_amr.yaml > "$uniform"
-cp cases/double_mach.geo "$out/"
+bench/table10_case.sh "$uniform"
 band=$(python3 -c "print($size / 4)")
 runs=(uniform)
 for interval in "${intervals[@]}"; do runs+=("adaptive_$interval"); done

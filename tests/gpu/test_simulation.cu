@@ -6,7 +6,9 @@
 // discrete decisions (troubled-cell flags, clipping, bisection) that a difference of one rounding can flip;
 // from p = 4 on such flips grow to 1e-8 relative in double within a few dozen steps on the CPU alone. So its
 // bound is the CPU's own spread: the same run with its start perturbed by a few roundings, and the GPU may
-// differ from the CPU by no more than 10 times that (or the rounding bound, when larger).
+// differ from the CPU by no more than 10 times that (or the rounding bound, when larger). In float a flip can
+// come from the GPU's roundings where none of the perturbed starts shows one; it is then held to float's own
+// error, the CPU's float run against its double run.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -76,7 +78,8 @@ TEST(GpuSimulation, EveryOrderPrecisionAndFluxMatchesTheCpu) {
                           std::vector<double>(3 * euler::num_vars, 0.0),
                           std::vector<bc::StateFunction>(3, bc::StateFunction::double_mach)},
                          bc::StateFunction::double_mach, 0.002};
-  std::printf("%-2s %-6s %-7s | %-11s | %-11s %-11s\n", "p", "real", "flux", "vortex", "double Mach", "CPU spread");
+  std::printf("%-2s %-6s %-7s | %-11s | %-11s %-11s %-11s\n", "p", "real", "flux", "vortex", "double Mach", "CPU spread",
+              "float error");
   for (int order = 0; order <= sim::max_order; ++order)
     for (const sim::Precision precision : {sim::Precision::float64, sim::Precision::float32})
       for (const auto& flux : euler::fluxes) {
@@ -100,11 +103,20 @@ TEST(GpuSimulation, EveryOrderPrecisionAndFluxMatchesTheCpu) {
         double spread = 0;
         for (const unsigned seed : {1u, 2u})
           spread = std::max(spread, normwise_difference(run(double_mach, options, Backend::cpu, seed, &t_spread), cpu));
+        // In float the limiter's switches flip under the GPU's roundings more often than two perturbed starts
+        // show (one run in eight or fewer on some orders and fluxes), and such a flip moves the solution by as
+        // much as float's own error: the CPU's float run against its double run bounds the difference too.
+        double precision_error = 0;
+        if (precision == sim::Precision::float32) {
+          sim::SolverOptions in_double = options;
+          in_double.precision = sim::Precision::float64;
+          precision_error = normwise_difference(cpu, run(double_mach, in_double, Backend::cpu, 0, &t_spread));
+        }
         const double limited = normwise_difference(gpu, cpu);
-        std::printf("%-2d %-6s %-7s | %.3e   | %.3e   %.3e\n", order, sim::precision_name(precision),
-                    std::string(flux.name).c_str(), smooth, limited, spread);
+        std::printf("%-2d %-6s %-7s | %.3e   | %.3e   %.3e   %.3e\n", order, sim::precision_name(precision),
+                    std::string(flux.name).c_str(), smooth, limited, spread, precision_error);
         EXPECT_EQ(t_gpu, t_cpu) << name;
-        EXPECT_LT(limited, std::max(rounding_bound, 10 * spread)) << "double Mach, " << name;
+        EXPECT_LT(limited, std::max({rounding_bound, 10 * spread, precision_error})) << "double Mach, " << name;
       }
 }
 
