@@ -80,11 +80,96 @@ struct PositivityLimiter {
       }
       theta = lo < theta ? lo : theta;
     }
+    if (!(rho_min < rho_floor) && !(theta < Real(1))) return;  // nothing changed: nothing to write
     if (theta < Real(1))
       for (int v = 0; v < nv; ++v)
         for (int m = 1; m < nm; ++m) ce[v][m] *= theta;
     for (int v = 0; v < nv; ++v)
       for (int m = 0; m < nm; ++m) c[(v * nm + m) * k + e] = ce[v][m];
+  }
+
+  /// The CPU checks eight consecutive elements at once (backend.hpp, CpuBlock): their point values in SIMD lanes.
+  /// An element whose density and pressure clear the floors at every check point by more than the rounding of
+  /// the point values (summed here in another order than operator() sums them) and of the pressure is left as it
+  /// is, which is what operator() does with it; every other element goes through operator(), which decides as
+  /// ever. So the result is operator()'s bit for bit. One element at a time, the scalar point values and the
+  /// division of each point's pressure took 0.3 of a step at p = 2 on one core.
+  static constexpr int cpu_block = 8;
+  void block(index_t first) const {
+    constexpr int nm = basis::num_modes(P), nv = euler::num_vars, width = cpu_block;
+    constexpr Real machine_epsilon = sizeof(Real) == sizeof(float) ? Real(0x1p-23) : Real(0x1p-52);
+    constexpr Real rounding = Real(8 * nm) * machine_epsilon;  // operator()'s floors
+    constexpr Real sum_rounding = Real(4 * nm) * machine_epsilon;  // two orders of a sum of nm terms differ by less
+    const index_t k = num_elements;
+    const Real gm1 = gamma - Real(1);
+    alignas(64) Real ce[nv][nm][width];
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nm; ++m) {
+        const Real* from = c + std::size_t(v * nm + m) * k + first;
+        KEMPE_OMP_SIMD
+        for (int l = 0; l < width; ++l) ce[v][m][l] = from[l];
+      }
+    alignas(64) Real rho_floor[width], p_floor[width];
+    alignas(64) Real clear[width];  // 1 or 0, in the lanes' type: the check's lanes as wide as the sums'
+    KEMPE_OMP_SIMD
+    for (int l = 0; l < width; ++l) {
+      const Real mean_rho = ce[euler::density][0][l] * Real(mode0_value), mean_e = ce[euler::energy][0][l] * Real(mode0_value);
+      const Real scaled_rho = rounding * mean_rho, scaled_p = rounding * gm1 * mean_e;
+      rho_floor[l] = scaled_rho > epsilon ? scaled_rho : epsilon;
+      p_floor[l] = scaled_p > epsilon ? scaled_p : epsilon;
+      clear[l] = mean_rho > rho_floor[l] ? Real(1) : Real(0);  // operator() starts its least density at the mean
+    }
+    // The rounding of a point value: two orders of its sum differ by less than sum_rounding times the sum of its
+    // terms' sizes, at most sum_m |c_m| max_q |phi_m(q)|: one bound per element and variable for all points.
+    Real basis_max[nm];
+    for (int m = 0; m < nm; ++m) basis_max[m] = Real(0);
+    for (int q = 0; q < num_points; ++q)
+      for (int m = 0; m < nm; ++m) {
+        const Real b = basis[q * nm + m] < Real(0) ? -basis[q * nm + m] : basis[q * nm + m];
+        basis_max[m] = b > basis_max[m] ? b : basis_max[m];
+      }
+    alignas(64) Real d[nv][width];
+    for (int v = 0; v < nv; ++v) {
+      KEMPE_OMP_SIMD
+      for (int l = 0; l < width; ++l) d[v][l] = Real(0);
+      for (int m = 0; m < nm; ++m) {
+        KEMPE_OMP_SIMD
+        for (int l = 0; l < width; ++l) d[v][l] += (ce[v][m][l] < Real(0) ? -ce[v][m][l] : ce[v][m][l]) * basis_max[m];
+      }
+      KEMPE_OMP_SIMD
+      for (int l = 0; l < width; ++l) d[v][l] *= Real(2) * sum_rounding;  // 2: the bound's own rounding
+    }
+    for (int q = 0; q < num_points; ++q) {
+      alignas(64) Real u[nv][width];
+      for (int v = 0; v < nv; ++v) {
+        KEMPE_OMP_SIMD
+        for (int l = 0; l < width; ++l) u[v][l] = Real(0);
+        for (int m = 0; m < nm; ++m) {
+          const Real b = basis[q * nm + m];
+          KEMPE_OMP_SIMD
+          for (int l = 0; l < width; ++l) u[v][l] += ce[v][m][l] * b;
+        }
+      }
+      KEMPE_OMP_SIMD
+      for (int l = 0; l < width; ++l) {
+        const Real rho = u[euler::density][l], mx = u[euler::momentum_x][l], my = u[euler::momentum_y][l],
+                   energy = u[euler::energy][l];
+        const Real d_rho = d[euler::density][l], d_mx = d[euler::momentum_x][l], d_my = d[euler::momentum_y][l],
+                   d_energy = d[euler::energy][l];
+        // rho p = (gamma - 1)(E rho - |m|^2 / 2) against p_floor rho: its change under the point values' rounding
+        // (twice the first-order bound), and 32 roundings of its terms for both forms' own arithmetic.
+        const Real kinetic = Real(0.5) * (mx * mx + my * my), internal = energy * rho, floor = p_floor[l] * rho;
+        const Real abs_e = energy < Real(0) ? -energy : energy, abs_mx = mx < Real(0) ? -mx : mx,
+                   abs_my = my < Real(0) ? -my : my, abs_rho = rho < Real(0) ? -rho : rho,
+                   abs_internal = internal < Real(0) ? -internal : internal, abs_floor = floor < Real(0) ? -floor : floor;
+        const Real slack = Real(2) * gm1 * (abs_e * d_rho + abs_mx * d_mx + abs_my * d_my + abs_rho * d_energy) +
+                           p_floor[l] * d_rho + Real(32) * machine_epsilon * (gm1 * (abs_internal + kinetic) + abs_floor);
+        const bool ok = (rho - d_rho > rho_floor[l]) & (gm1 * (internal - kinetic) - floor > slack);
+        clear[l] = ok ? clear[l] : Real(0);
+      }
+    }
+    for (int l = 0; l < width; ++l)
+      if (clear[l] == Real(0)) (*this)(first + l);
   }
 };
 

@@ -98,10 +98,15 @@ struct StopGuard {
   // the guarded kernel's launch shape
   static constexpr int block_size = BlockSizeOf<F>::value;
   static constexpr int min_blocks_per_sm = MinBlocksPerSm<F>::value;
+  // and its CPU blocks (backend.hpp, CpuBlock), where it has them
+  static constexpr int cpu_block = CpuBlock<F>::value;
   F f;
   const Real* clock;
   KEMPE_HD void operator()(index_t i) const {
     if (clock[clock_stop] == Real(0)) f(i);
+  }
+  void block(index_t first) const {
+    if (clock[clock_stop] == Real(0)) f.block(first);
   }
 };
 
