@@ -2,6 +2,7 @@
 // only its own coefficients).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -35,6 +36,19 @@ struct PositivityLimiter {
   const Real* basis;
   Real* c;
 
+  static constexpr Real machine_epsilon = sizeof(Real) == sizeof(float) ? Real(0x1p-23) : Real(0x1p-52);  // epsilon()
+
+  /// The floors of an element whose means are mean_rho and mean_e: epsilon or, where larger, the rounding margin
+  /// of its point values. A point value is a sum of nm terms, each about the cell's scale: 8 nm roundings of that
+  /// scale bound the difference between two summation orders (1e-14 relative in double, 2e-5 in float at p = 5).
+  KEMPE_HD void floors(Real mean_rho, Real mean_e, Real& rho_floor, Real& p_floor) const {
+    constexpr Real rounding = Real(8 * basis::num_modes(P)) * machine_epsilon;
+    const Real scaled_rho = rounding * mean_rho;
+    const Real scaled_p = rounding * (gamma - Real(1)) * mean_e;
+    rho_floor = scaled_rho > epsilon ? scaled_rho : epsilon;
+    p_floor = scaled_p > epsilon ? scaled_p : epsilon;
+  }
+
   KEMPE_HD void operator()(index_t e) const {
     constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
     const index_t k = num_elements;
@@ -43,14 +57,8 @@ struct PositivityLimiter {
     load_modes<P>(c, k, e, ce);
     Real mean[nv];
     for (int v = 0; v < nv; ++v) mean[v] = ce[v][0] * phi0;
-    // A point value is a sum of nm terms, each about the cell's scale: 8 nm roundings of that scale bound
-    // the difference between two summation orders (1e-14 relative in double, 2e-5 in float at p = 5).
-    constexpr Real machine_epsilon = sizeof(Real) == sizeof(float) ? Real(0x1p-23) : Real(0x1p-52);  // epsilon()
-    constexpr Real rounding = Real(8 * nm) * machine_epsilon;
-    const Real scaled_rho = rounding * mean[euler::density];
-    const Real scaled_p = rounding * (gamma - Real(1)) * mean[euler::energy];
-    const Real rho_floor = scaled_rho > epsilon ? scaled_rho : epsilon;
-    const Real p_floor = scaled_p > epsilon ? scaled_p : epsilon;
+    Real rho_floor, p_floor;
+    floors(mean[euler::density], mean[euler::energy], rho_floor, p_floor);
     // Density: one factor for the density's non-constant modes. An average at or below the floor is left
     // constant (t = 0): the step's admissibility check then reports it.
     Real rho_min = mean[euler::density];
@@ -97,8 +105,6 @@ struct PositivityLimiter {
   static constexpr int cpu_block = 8;
   void block(index_t first) const {
     constexpr int nm = basis::num_modes(P), nv = euler::num_vars, width = cpu_block;
-    constexpr Real machine_epsilon = sizeof(Real) == sizeof(float) ? Real(0x1p-23) : Real(0x1p-52);
-    constexpr Real rounding = Real(8 * nm) * machine_epsilon;  // operator()'s floors
     constexpr Real sum_rounding = Real(4 * nm) * machine_epsilon;  // two orders of a sum of nm terms differ by less
     const index_t k = num_elements;
     const Real gm1 = gamma - Real(1);
@@ -113,10 +119,8 @@ struct PositivityLimiter {
     alignas(64) Real clear[width];  // 1 or 0, in the lanes' type: the check's lanes as wide as the sums'
     KEMPE_OMP_SIMD
     for (int l = 0; l < width; ++l) {
-      const Real mean_rho = ce[euler::density][0][l] * Real(mode0_value), mean_e = ce[euler::energy][0][l] * Real(mode0_value);
-      const Real scaled_rho = rounding * mean_rho, scaled_p = rounding * gm1 * mean_e;
-      rho_floor[l] = scaled_rho > epsilon ? scaled_rho : epsilon;
-      p_floor[l] = scaled_p > epsilon ? scaled_p : epsilon;
+      const Real mean_rho = ce[euler::density][0][l] * Real(mode0_value);
+      floors(mean_rho, ce[euler::energy][0][l] * Real(mode0_value), rho_floor[l], p_floor[l]);
       clear[l] = mean_rho > rho_floor[l] ? Real(1) : Real(0);  // operator() starts its least density at the mean
     }
     // The rounding of a point value: two orders of its sum differ by less than sum_rounding times the sum of its
@@ -125,8 +129,7 @@ struct PositivityLimiter {
     for (int m = 0; m < nm; ++m) basis_max[m] = Real(0);
     for (int q = 0; q < num_points; ++q)
       for (int m = 0; m < nm; ++m) {
-        const Real b = basis[q * nm + m] < Real(0) ? -basis[q * nm + m] : basis[q * nm + m];
-        basis_max[m] = b > basis_max[m] ? b : basis_max[m];
+        basis_max[m] = std::max(basis_max[m], std::abs(basis[q * nm + m]));
       }
     alignas(64) Real d[nv][width];
     for (int v = 0; v < nv; ++v) {
@@ -134,7 +137,7 @@ struct PositivityLimiter {
       for (int l = 0; l < width; ++l) d[v][l] = Real(0);
       for (int m = 0; m < nm; ++m) {
         KEMPE_OMP_SIMD
-        for (int l = 0; l < width; ++l) d[v][l] += (ce[v][m][l] < Real(0) ? -ce[v][m][l] : ce[v][m][l]) * basis_max[m];
+        for (int l = 0; l < width; ++l) d[v][l] += std::abs(ce[v][m][l]) * basis_max[m];
       }
       KEMPE_OMP_SIMD
       for (int l = 0; l < width; ++l) d[v][l] *= Real(2) * sum_rounding;  // 2: the bound's own rounding
@@ -159,11 +162,9 @@ struct PositivityLimiter {
         // rho p = (gamma - 1)(E rho - |m|^2 / 2) against p_floor rho: its change under the point values' rounding
         // (twice the first-order bound), and 32 roundings of its terms for both forms' own arithmetic.
         const Real kinetic = Real(0.5) * (mx * mx + my * my), internal = energy * rho, floor = p_floor[l] * rho;
-        const Real abs_e = energy < Real(0) ? -energy : energy, abs_mx = mx < Real(0) ? -mx : mx,
-                   abs_my = my < Real(0) ? -my : my, abs_rho = rho < Real(0) ? -rho : rho,
-                   abs_internal = internal < Real(0) ? -internal : internal, abs_floor = floor < Real(0) ? -floor : floor;
-        const Real slack = Real(2) * gm1 * (abs_e * d_rho + abs_mx * d_mx + abs_my * d_my + abs_rho * d_energy) +
-                           p_floor[l] * d_rho + Real(32) * machine_epsilon * (gm1 * (abs_internal + kinetic) + abs_floor);
+        const Real slack =
+            Real(2) * gm1 * (std::abs(energy) * d_rho + std::abs(mx) * d_mx + std::abs(my) * d_my + std::abs(rho) * d_energy) +
+            p_floor[l] * d_rho + Real(32) * machine_epsilon * (gm1 * (std::abs(internal) + kinetic) + std::abs(floor));
         const bool ok = (rho - d_rho > rho_floor[l]) & (gm1 * (internal - kinetic) - floor > slack);
         clear[l] = ok ? clear[l] : Real(0);
       }
