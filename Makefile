@@ -5,7 +5,7 @@ CMAKE_ARGS ?=
 # Ninja keeps both cores busy to the end (it compiles a target's files while the libraries it links still build).
 GENERATOR ?= $(if $(shell command -v ninja),-G Ninja,)
 KEMPE = $(BUILD)/bin/kempe
-# The default case: double Mach reflection at a size that finishes in about two minutes on 2 CPU cores.
+# The default case: double Mach reflection (p = 2) at a size that finishes in about four minutes on 2 CPU cores.
 RUN_SIZE ?= 0.02
 RUN_OUT ?= output/double_mach
 

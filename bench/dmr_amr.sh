@@ -7,7 +7,8 @@
 # element-steps and of solve times, and the share of the solve spent adapting.
 # Usage: bench/dmr_amr.sh [SIZE] [OUTDIR] [INTERVAL...]
 #   (defaults 0.06, /tmp/kempe_dmr_amr and the case's interval; the finest cells are SIZE / 4)
-# Environment: KEMPE_DMR_BACKEND (cpu or cuda; default the case's), KEMPE_DMR_MESH (a start mesh as .kmesh, made
+# Environment: KEMPE_DMR_SCHEME (table10, the default: p = 1 with the vertex limiter; or case: the case file's
+# scheme), KEMPE_DMR_BACKEND (cpu or cuda; default the case's), KEMPE_DMR_MESH (a start mesh as .kmesh, made
 # at SIZE by `kempe mesh convert`, for machines without Gmsh). A kempe built without VTK writes no outputs: the
 # fronts are then not measured, and the table gives times and element-steps only.
 set -euo pipefail
@@ -17,7 +18,14 @@ shift $(( $# < 2 ? $# : 2 ))
 intervals=("$@")
 [[ ${#intervals[@]} -eq 0 ]] && intervals=(case)
 kempe="${KEMPE:-build/bin/kempe}"
+# Table 10's scheme (p = 1, vertex limiter), not the case's p = 2: the figures of docs/benchmarks.md and the
+# coloring paper's runs. KEMPE_DMR_SCHEME=case runs the case's own.
 common=(--set output.interval=0)
+case ${KEMPE_DMR_SCHEME:-table10} in
+  table10) common+=(--set solver.order=1 --set solver.limiter=vertex --set solver.shock_capturing=none) ;;
+  case) ;;
+  *) echo "bench/dmr_amr.sh: KEMPE_DMR_SCHEME must be table10 or case, not '$KEMPE_DMR_SCHEME'" >&2; exit 2 ;;
+esac
 if [[ -n ${KEMPE_DMR_MESH:-} ]]; then common+=(--set mesh.file="$(realpath "$KEMPE_DMR_MESH")"); else common+=(--set mesh.size="$size"); fi
 [[ -n ${KEMPE_DMR_BACKEND:-} ]] && common+=(--backend "$KEMPE_DMR_BACKEND")
 fronts="${KEMPE_DMR_FRONTS:-build/bin/kempe_dmr_fronts}"

@@ -168,8 +168,8 @@ expect_fail "a Gmsh crash is a message" "crash.msh: Gmsh crashed reading it (" "
 # Case files (when built with yaml-cpp): check and echo, the reference, and an error with its place.
 if contains "$help" "case"; then
   source_dir=$(cd "$(dirname "$0")/../.." && pwd)
-  resolved=$("$kempe" case check "$source_dir/cases/double_mach.yaml" --set solver.order=2)
-  check "case check echoes" contains "$resolved" "  order: 2  # --set"
+  resolved=$("$kempe" case check "$source_dir/cases/double_mach.yaml" --set solver.order=3)
+  check "case check echoes" contains "$resolved" "  order: 3  # --set"
   check "case check defaults" contains "$resolved" "  integrator: ssprk3  # default"
   check "case reference" contains "$("$kempe" case reference)" "solver.flux"
   check "case check loads the mesh" contains "$resolved" "every boundary group has a condition"
@@ -187,17 +187,19 @@ if contains "$help" "case"; then
   # kempe run: a coarse double Mach reflection to t = 0.002, then the errors a user meets first.
   run_out=$("$kempe" run "$source_dir/cases/double_mach.yaml" --set mesh.size=0.1 --set time.end=0.002 --output "$work/run")
   check "run reaches the end time" contains "$run_out" "# done: t = 0.002 after"
-  check "run names its solver" contains "$run_out" "# solver: order 1, double, flux hll, strategy colored, backend cpu"
+  check "run names its solver" contains "$run_out" "# solver: order 2, double, flux hll, strategy colored, backend cpu"
   check "run saves the resolved configuration" grep -q "end: 0.002  # --set" "$work/run/double_mach.resolved.yaml"
   if contains "$run_out" "open $work/run/double_mach.pvd in ParaView"; then  # a build with VTK
     check "run writes the initial and the final state" test -s "$work/run/double_mach_0001.vtu"
     check "run lists them in the .pvd" grep -q 'timestep="0.002" group="" part="0" file="double_mach_0001.vtu"' \
       "$work/run/double_mach.pvd"
     check "run leaves no temporary file" test -z "$(find "$work/run" -name '*.tmp')"
-    check "a run without subcell shock capturing writes no blending field" test -z "$(grep -o 'Name="blending"' "$work/run/double_mach_0001.vtu")"
-    "$kempe" run "$source_dir/cases/double_mach.yaml" --set mesh.size=0.1 --set time.end=0.002 --set solver.order=2 \
-      --set solver.limiter=none --set solver.shock_capturing=subcell --output "$work/run_subcell" --quiet
-    check "subcell shock capturing writes its shares as the blending field" grep -q 'Name="blending"' "$work/run_subcell/double_mach_0001.vtu"
+    check "subcell shock capturing (the case's) writes its shares as the blending field" \
+      grep -q 'Name="blending"' "$work/run/double_mach_0001.vtu"
+    "$kempe" run "$source_dir/cases/double_mach.yaml" --set mesh.size=0.1 --set time.end=0.002 --set solver.order=1 \
+      --set solver.limiter=vertex --set solver.shock_capturing=none --output "$work/run_vertex" --quiet
+    check "a run without subcell shock capturing writes no blending field" \
+      test -z "$(grep -o 'Name="blending"' "$work/run_vertex/double_mach_0001.vtu")"
   else
     check "run without VTK says so" contains "$run_out" "this build has no VTK"
   fi
@@ -221,8 +223,8 @@ if contains "$help" "case"; then
   }
   stop_and_resume parts 5
   stop_and_resume edge 8  # the stop lands on the output time 0.002: the resumed run must not lose that output
-  expect_fail "resume refuses another order" "cannot resume this case from the checkpoint: it holds order 1, the case has solver.order 2" \
-    "$kempe" run "$source_dir/cases/double_mach.yaml" "${short[@]}" --output "$work/other" --set solver.order=2 \
+  expect_fail "resume refuses another order" "cannot resume this case from the checkpoint: it holds order 2, the case has solver.order 3" \
+    "$kempe" run "$source_dir/cases/double_mach.yaml" "${short[@]}" --output "$work/other" --set solver.order=3 \
     --resume "$work/parts/double_mach.kcheck"
   expect_fail "resume refuses another mesh" "it was written on another mesh" "$kempe" run \
     "$source_dir/cases/double_mach.yaml" "${short[@]}" --output "$work/other" --set mesh.size=0.2 \
