@@ -17,6 +17,7 @@
 #include <limits>
 #include <vector>
 
+#include <thrust/copy.h>
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/reduce.h>
@@ -34,6 +35,7 @@
 
 #if KEMPE_DEVICE_COMPILE
 #include <cub/device/device_reduce.cuh>
+#include <cub/device/device_select.cuh>
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/system/cuda/execution_policy.h>
 #endif
@@ -220,6 +222,67 @@ void reduce(Backend backend, index_t n, F f, Op op, T init, T* result) {
   throw_host_only_translation_unit();
 #endif
 }
+
+/// The bytes of temporary storage that select_if needs on `backend` for n items and this predicate type (0 on
+/// the CPU): asked for before a step is recorded, so that the recorded selection allocates nothing.
+template <class Pred>
+std::size_t select_scratch_bytes(Backend backend, index_t n, Pred pred) {
+  if (backend == Backend::cpu || n <= 0) return 0;
+#if KEMPE_DEVICE_COMPILE
+  std::size_t bytes = 0;
+  const cudaError_t status = cub::DeviceSelect::If(nullptr, bytes, thrust::counting_iterator<index_t>(0), static_cast<index_t*>(nullptr),
+                                                   static_cast<index_t*>(nullptr), n, pred, launch_stream());
+  if (status != cudaSuccess) throw_cuda_error(status, "cub::DeviceSelect::If", "the size of a selection's storage");
+  return bytes;
+#else
+  (void)pred;
+  throw_host_only_translation_unit();
+#endif
+}
+
+/// list = the i in [0, n) with pred(i), ascending, and *count = their number, a slot in the backend's memory:
+/// CUB's DeviceSelect on launch_stream() on the GPU, in the caller's temporary storage (scratch, at least
+/// select_scratch_bytes), so that nothing is allocated and nothing waits (it may be part of a recorded step);
+/// Thrust's copy_if on the CPU. list holds n values.
+template <class Pred>
+void select_if(Backend backend, index_t n, Pred pred, index_t* list, index_t* count, void* scratch, std::size_t scratch_bytes) {
+  if (backend == Backend::cpu) {
+    if (n <= 0) {
+      *count = 0;
+      return;
+    }
+    index_t* end = with_thrust_policy(backend, [&](auto&& policy) {
+      return thrust::copy_if(policy, thrust::counting_iterator<index_t>(0), thrust::counting_iterator<index_t>(n), list, pred);
+    });
+    *count = index_t(end - list);
+    return;
+  }
+#if KEMPE_DEVICE_COMPILE
+  if (n <= 0) {
+    forall(backend, 1, detail::StoreValue<index_t>{count, 0});
+    return;
+  }
+  const cudaError_t status =
+      cub::DeviceSelect::If(scratch, scratch_bytes, thrust::counting_iterator<index_t>(0), list, count, n, pred, launch_stream());
+  if (status != cudaSuccess) throw_cuda_error(status, "cub::DeviceSelect::If", "a selection of work items");
+#else
+  (void)scratch, (void)scratch_bytes;
+  throw_host_only_translation_unit();
+#endif
+}
+
+/// f(list[i]) for i < *count: the work items select_if kept. Launched over a range of at least *count items: on
+/// the GPU the list's capacity, so that a recorded step serves every count (the items beyond it return at once,
+/// whole warps of them), on the CPU the count itself.
+template <class F>
+struct OverList {
+  const index_t* list;
+  const index_t* count;
+  F f;
+  KEMPE_HD void operator()(index_t i) const {
+    if (i < *count) f(list[i]);
+  }
+};
 
 /// sum(backend, n, f) left in *result, a slot in the backend's memory; on the GPU nothing waits for the device.
 template <class F>

@@ -23,8 +23,10 @@
 // alone, the modal indicator also blends the smooth isentropic vortex, whose rates then fall to 1.6, 1.1 and 1.9
 // at p = 1, 2, 3, while gated they are the DG scheme's), SmoothShares (per element: half a neighbour's share
 // bounds one's own from below), SubcellFaceFluxes (per face whose share is below 1: H and L at each face point)
-// and SubcellBlend (per element, the formula above). Elements beside a hanging face of an adapted mesh keep
-// beta = 1 (their edge pieces do not match across the face); the positivity limiter still watches them.
+// and SubcellBlend (per element, the formula above). The last two (and SubcellBoundedBlend's passes) run over work
+// lists of the faces and elements they change, selected where the shares are formed (FaceBlends, ElementBlends,
+// ElementBounded). Elements beside a hanging face of an adapted mesh keep beta = 1 (their edge pieces do not
+// match across the face); the positivity limiter still watches them.
 #pragma once
 
 #include <cmath>
@@ -211,7 +213,51 @@ KEMPE_HD Real face_share(const Faces<Real>& fc, const Real* beta, index_t f) {
   return br < bl ? br : bl;
 }
 
-/// The low-order flux of the subcell finite volumes under bounds on the subcell averages (SubcellBoundedBlend),
+/// Whether face f needs SubcellFaceFluxes' fluxes: its share is below 1, or an element beside it is bounded
+/// (bounded: [elements] or null).
+template <class Real>
+KEMPE_HD bool face_blends(const Faces<Real>& fc, const Real* beta, const std::uint8_t* bounded, index_t f) {
+  const index_t l = fc.left[f], r = fc.right[f];
+  if (bounded != nullptr && (bounded[l] != 0 || (r != no_element && bounded[r] != 0))) return true;
+  return face_share(fc, beta, f) < Real(1);
+}
+
+/// Whether SubcellBlend changes element e's rate: e is not bounded (SubcellBoundedBlend does those), and its
+/// share or that of one of its faces is below 1.
+template <class Real>
+KEMPE_HD bool element_blends(const Faces<Real>& fc, const index_t* element_faces, const Real* beta, const std::uint8_t* bounded,
+                             index_t e) {
+  if (bounded != nullptr && bounded[e] != 0) return false;
+  bool any = beta[e] < Real(1);
+  for (int k = 0; k < 3; ++k) any = any || face_share(fc, beta, element_faces[3 * e + k]) < Real(1);
+  return any;
+}
+
+/// The work lists' predicates (select_if, kernels/algorithms.hpp): the faces and elements that the blend's
+/// passes change, formed once per step where the shares are, so that each pass runs over its items alone. On
+/// the GPU a pass over all elements would run each warp with one blending element in it at that element's
+/// cost: the blend acts in a narrow band along shocks, which crosses many warps.
+template <class Real>
+struct FaceBlends {
+  Faces<Real> fc;
+  const Real* beta;
+  const std::uint8_t* bounded;
+  KEMPE_HD bool operator()(index_t f) const { return face_blends(fc, beta, bounded, f); }
+};
+template <class Real>
+struct ElementBlends {
+  Faces<Real> fc;
+  const index_t* element_faces;
+  const Real* beta;
+  const std::uint8_t* bounded;
+  KEMPE_HD bool operator()(index_t e) const { return element_blends(fc, element_faces, beta, bounded, e); }
+};
+struct ElementBounded {
+  const std::uint8_t* bounded;
+  KEMPE_HD bool operator()(index_t e) const { return bounded[e] != 0; }
+};
+
+/// The low-order flux of the subcell finite volumes under bounds/// The low-order flux of the subcell finite volumes under bounds on the subcell averages (SubcellBoundedBlend),
 /// whatever the DG flux: Rusanov's. With it a cell's forward-Euler update is a convex combination of its mean and
 /// the faces' bar states (u_a + u_b) / 2 - (F(u_b) - F(u_a)) . n / (2 lambda), and its largest wave speed lambda
 /// keeps those closest to the two means (Guermond & Popov, "Invariant domains and first-order continuous finite
@@ -241,9 +287,8 @@ struct SubcellFaceFluxes {
 
   KEMPE_HD void operator()(index_t f) const {
     const Faces<Real>& fc = integrals.fc;
+    if (!face_blends(fc, beta, bounded, f)) return;
     const index_t l = fc.left[f], r = fc.right[f];
-    const bool bounded_side = bounded != nullptr && (bounded[l] != 0 || (r != no_element && bounded[r] != 0));
-    if (!(face_share(fc, beta, f) < Real(1)) && !bounded_side) return;
     const index_t k = integrals.num_elements;
     const index_t r_read = r == no_element ? l : r;
     const int kl = fc.left_local[f], kr = r == no_element ? kl : fc.right_local[f];
@@ -356,15 +401,10 @@ struct SubcellBlend {
   static constexpr int num_dual_faces = 3 * P * (P + 1) / 2;
 
   KEMPE_HD void operator()(index_t e) const {
-    if (bounded != nullptr && bounded[e] != 0) return;
+    if (!element_blends(fc, element_faces, beta, bounded, e)) return;
     const Real beta_e = beta[e];
     Real face_beta[3];
-    bool any = beta_e < Real(1);
-    for (int k = 0; k < 3; ++k) {
-      face_beta[k] = face_share(fc, beta, element_faces[3 * e + k]);
-      any = any || face_beta[k] < Real(1);
-    }
-    if (!any) return;
+    for (int k = 0; k < 3; ++k) face_beta[k] = face_share(fc, beta, element_faces[3 * e + k]);
     const index_t n = num_elements;
     Real mean[nv][nm], rate[nv][nm];  // subcell averages of the state and of the DG rate, then the blended rate
     Real ce[nv][nm];

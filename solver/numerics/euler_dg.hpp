@@ -20,6 +20,7 @@
 #include "adapt/indicators_K.hpp"
 #include "adapt/transfer_K.hpp"
 #include "base/registry.hpp"
+#include "kernels/algorithms.hpp"
 #include "kernels/backend.hpp"
 #include "kernels/boundary_K.hpp"
 #include "kernels/buffer.hpp"
@@ -401,7 +402,8 @@ class EulerDG {
     use.limiter = taylor_.bytes() + bounds_.bytes() + troubled_.held_bytes() + indicator_.held_bytes() + indicator_mean_.held_bytes() +
                   ring_flags_.held_bytes() + entropy_.held_bytes() + entropy_bound_.held_bytes() + filter_strength_.held_bytes() +
                   blend_alpha_.held_bytes() + blend_beta_.held_bytes() + blend_touching_.held_bytes() + blend_high_.held_bytes() +
-                  blend_low_.held_bytes() + blend_bounded_.held_bytes() + blend_side_.held_bytes() + blend_factor_.held_bytes();
+                  blend_low_.held_bytes() + blend_bounded_.held_bytes() + blend_side_.held_bytes() + blend_factor_.held_bytes() +
+                  blend_lists_.held_bytes() + blend_counts_.held_bytes() + blend_select_scratch_.held_bytes();
     return use;
   }
 
@@ -429,19 +431,46 @@ class EulerDG {
       launch(k_, SmoothShares<Real>{mesh_.view().element_neighbors, touching, blend_alpha_.data(), blend_beta_.data()});
     }
     const std::uint8_t* bounded = subcell_bounds_ ? blend_bounded_.data() : nullptr;
-    if (form_shares && subcell_bounds_)
-      launch(k_, BoundedElements<Real>{mesh_.view().element_neighbors, touching, troubled_cells_only_ && !fixed_shares_ ? troubled_.data() : nullptr,
-                                       blend_beta_.data(), blend_bounded_.data()});
-    launch(nf, SubcellFaceFluxes<P, Real, F, Boundary>{face_integrals(c, clock, stage_fraction), d_.subcells, blend_beta_.data(), nf,
-                                                       blend_high_.data(), blend_low_.data(), bounded,
-                                                       subcell_bounds_ ? blend_side_.data() : nullptr});
-    launch(k_, SubcellBlend<P, Real, F>{k_, nf, gamma_, c, out, d_.tables, d_.subcells, mesh_.view().geometry, fc, mesh_.view().element_faces,
-                                        blend_beta_.data(), blend_high_.data(), blend_low_.data(), bounded});
+    const index_t* element_faces = mesh_.view().element_faces;
+    if (form_shares) {
+      if (subcell_bounds_)
+        launch(k_, BoundedElements<Real>{mesh_.view().element_neighbors, touching, troubled_cells_only_ && !fixed_shares_ ? troubled_.data() : nullptr,
+                                         blend_beta_.data(), blend_bounded_.data()});
+      // The passes below run over these lists alone, kept for the step's other stages with the shares.
+      select_work(blend_face_list, nf, FaceBlends<Real>{fc, blend_beta_.data(), bounded});
+      select_work(blend_element_list, k_, ElementBlends<Real>{fc, element_faces, blend_beta_.data(), bounded});
+      if (subcell_bounds_) select_work(bounded_element_list, k_, ElementBounded{bounded});
+    }
+    launch_listed(blend_face_list, nf,
+                  SubcellFaceFluxes<P, Real, F, Boundary>{face_integrals(c, clock, stage_fraction), d_.subcells, blend_beta_.data(), nf,
+                                                          blend_high_.data(), blend_low_.data(), bounded,
+                                                          subcell_bounds_ ? blend_side_.data() : nullptr});
+    launch_listed(blend_element_list, k_,
+                  SubcellBlend<P, Real, F>{k_, nf, gamma_, c, out, d_.tables, d_.subcells, mesh_.view().geometry, fc, element_faces,
+                                           blend_beta_.data(), blend_high_.data(), blend_low_.data(), bounded});
     if (!subcell_bounds_) return;
     for (const bool rates : {false, true})
-      launch(k_, SubcellBoundedBlend<P, Real, F>{k_, nf, gamma_, c, out, mesh_.view().element_faces, blend_beta_.data(), bounded,
-                                                 d_.tables, d_.subcells, mesh_.view().geometry, fc, blend_high_.data(),
-                                                 blend_low_.data(), blend_side_.data(), blend_factor_.data(), clock + clock_step, rates});
+      launch_listed(bounded_element_list, k_,
+                    SubcellBoundedBlend<P, Real, F>{k_, nf, gamma_, c, out, element_faces, blend_beta_.data(), bounded, d_.tables,
+                                                    d_.subcells, mesh_.view().geometry, fc, blend_high_.data(), blend_low_.data(),
+                                                    blend_side_.data(), blend_factor_.data(), clock + clock_step, rates});
+  }
+  /// The blend's work lists (select_work): the faces SubcellFaceFluxes computes, the elements SubcellBlend does
+  /// and the bounded ones, each in blend_lists_ at list * (elements + faces) with its count in blend_counts_.
+  enum WorkList { blend_face_list, blend_element_list, bounded_element_list, num_work_lists };
+  index_t* work_list(WorkList list) { return blend_lists_.data() + std::size_t(list) * (std::size_t(k_) + mesh_.num_faces()); }
+  /// The items in [0, n) that pred keeps, ascending, into `list` and their number into its count, on the backend
+  /// without waiting (select_if in the storage size_blending sized).
+  template <class Pred>
+  void select_work(WorkList list, index_t n, Pred pred) {
+    select_if(backend_, n, pred, work_list(list), blend_counts_.data() + list, blend_select_scratch_.data(), blend_select_scratch_.size());
+  }
+  /// f over the items of `list` (at most n): on the CPU as many work items as the list holds; on the GPU n, the
+  /// items beyond the count returning at once (a recorded step serves every count).
+  template <class Fn>
+  void launch_listed(WorkList list, index_t n, const Fn& f) {
+    const index_t* count = blend_counts_.data() + list;
+    launch(backend_ == Backend::cpu ? *count : n, OverList<Fn>{work_list(list), count, f});
   }
   /// The blend's work arrays for the present mesh (grown, never shrunk), and its hanging-face flags.
   void size_blending() {
@@ -456,6 +485,17 @@ class EulerDG {
       forall(backend_, k_, SetAll<std::uint8_t>{blend_bounded_.data(), std::uint8_t(0)});  // what an output before the first step shows
       fit(blend_side_, 2 * piece_values, "the subcell bounds' face densities");
       fit(blend_factor_, 2 * piece_values, "the subcell bounds' face shares");
+    }
+    fit(blend_lists_, std::size_t(num_work_lists) * (std::size_t(k_) + mesh_.num_faces()), "the subcell blend's work lists");
+    fit(blend_counts_, num_work_lists, "the subcell blend's work counts");
+    forall(backend_, num_work_lists, SetAll<index_t>{blend_counts_.data(), 0});
+    {  // CUB's storage for the selections, set aside here: the step that selects may be recorded (a CUDA graph)
+      const Faces<Real> fc = faces();
+      const std::uint8_t* bounded = blend_bounded_.data();
+      const std::size_t bytes = std::max({select_scratch_bytes(backend_, mesh_.num_faces(), FaceBlends<Real>{fc, nullptr, bounded}),
+                                          select_scratch_bytes(backend_, k_, ElementBlends<Real>{fc, nullptr, nullptr, bounded}),
+                                          select_scratch_bytes(backend_, k_, ElementBounded{bounded}), std::size_t(1)});
+      fit(blend_select_scratch_, bytes, "the subcell blend's selection storage");
     }
     // Which elements touch a hanging face depends on the mesh alone: found here, once per mesh, not per stage.
     const Faces<Real> fc = faces();
@@ -1088,6 +1128,8 @@ class EulerDG {
   bool subcell_bounds_ = false;            // set_subcell_bounds
   Buffer<std::uint8_t> blend_bounded_;     // [elements] BoundedElements
   Buffer<Real> blend_side_, blend_factor_;  // SubcellFaceFluxes' cell states and SubcellBoundedBlend's shares per edge piece
+  Buffer<index_t> blend_lists_, blend_counts_;  // the blend's work lists and their counts (work_list)
+  Buffer<char> blend_select_scratch_;           // select_if's storage for them
   int blend_stage_ = -1;  // the right-hand side's number within the step being recorded; -1 outside a step
   Buffer<double> indicator_, indicator_mean_;  // [elements] the refinement indicator's values, a variable's cell averages
   Buffer<std::uint8_t> ring_flags_;     // [elements] scratch of the buffer rings and the kxrcf indicator's flags

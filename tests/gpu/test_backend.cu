@@ -46,7 +46,8 @@ TEST(GpuBackend, ForallMatchesCpu) {
 }
 
 // The scans' and reductions' totals left in device memory without waiting (kernels/algorithms.hpp: CUB and
-// Thrust's par_nosync on the GPU) equal the CPU's, in place too, and the phase marks time the device's work.
+// Thrust's par_nosync on the GPU) equal the CPU's, in place too, CUB's selection keeps the CPU's items, and the
+// phase marks time the device's work.
 TEST(GpuBackend, AlgorithmTotalsMatchCpu) {
   SKIP_WITHOUT_GPU();
   std::mt19937 random(11);
@@ -59,6 +60,7 @@ TEST(GpuBackend, AlgorithmTotalsMatchCpu) {
     EXPECT_EQ(gpu.scanned, cpu.scanned);
     EXPECT_EQ(gpu.scanned_in_place, cpu.scanned_in_place);
     EXPECT_EQ(gpu.slots, cpu.slots);
+    EXPECT_EQ(gpu.selected, cpu.selected);
   }
   kempe::WorkMarks marks(kempe::Backend::cuda);
   marks.mark();

@@ -2,6 +2,7 @@
 // either backend, for the CPU test (against the standard library) and the GPU test (against the CPU).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -29,11 +30,19 @@ struct SumAndMostAt {
   KEMPE_HD SumAndMost operator()(index_t i) const { return {values[i], values[i]}; }
 };
 
-/// What one backend gives for `values`: the exclusive scan into another array and in place, and the values
-/// [scan total, in-place scan total, sum into a slot, reduce's sum, reduce's maximum (-7 when empty), returned sum].
+/// Keeps the items whose value is at least 3 (select_if's predicate).
+struct AtLeastThree {
+  const index_t* values;
+  KEMPE_HD bool operator()(index_t i) const { return values[i] >= 3; }
+};
+
+/// What one backend gives for `values`: the exclusive scan into another array and in place, the values
+/// [scan total, in-place scan total, sum into a slot, reduce's sum, reduce's maximum (-7 when empty), returned sum],
+/// and the items select_if keeps (AtLeastThree) as its count says.
 struct AlgorithmTotals {
   std::vector<index_t> scanned, scanned_in_place;
   std::vector<std::int64_t> slots;
+  std::vector<index_t> selected;
 };
 
 inline AlgorithmTotals algorithm_totals(Backend backend, const std::vector<index_t>& values) {
@@ -54,6 +63,13 @@ inline AlgorithmTotals algorithm_totals(Backend backend, const std::vector<index
   t.slots.push_back(sum(backend, n, ValueAt{in.data()}));
   t.scanned = out.to_host(values.size());
   t.scanned_in_place = in_place.to_host(values.size());
+  // The selection into a list filled with -1 beforehand, in storage sized beforehand (as a recorded step does).
+  RawArray<index_t> list(backend, std::vector<index_t>(values.size() + 1, -1), "selection"), count(backend, std::vector<index_t>(1, -1), "count");
+  RawArray<char> scratch(backend, std::max<std::size_t>(select_scratch_bytes(backend, n, AtLeastThree{in.data()}), 1), "selection storage");
+  select_if(backend, n, AtLeastThree{in.data()}, list.data(), count.data(), scratch.data(), scratch.size());
+  const index_t kept = count.to_host(1)[0];
+  t.selected = list.to_host(values.size() + 1);
+  t.selected.resize(std::size_t(kept < 0 ? 0 : kept));
   return t;
 }
 

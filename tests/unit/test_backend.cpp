@@ -111,7 +111,7 @@ struct TooLargeFunctor {
 };
 
 // The totals the adaptation's passes leave in the backend's memory (kernels/algorithms.hpp) equal the
-// standard library's and the returned ones, for an empty range, one value, and ranges long enough for the
+// standard library's and the returned ones, and a selection (select_if) keeps the items in order, for an empty range, one value, and ranges long enough for the
 // threads to split a scan.
 TEST(Algorithms, TotalsLeftInTheBackendsMemory) {
   std::mt19937 random(7);
@@ -127,6 +127,10 @@ TEST(Algorithms, TotalsLeftInTheBackendsMemory) {
     EXPECT_EQ(t.scanned, expected);
     EXPECT_EQ(t.scanned_in_place, expected);
     EXPECT_EQ(t.slots, (std::vector<std::int64_t>{total, total, total, total, most, total}));
+    std::vector<index_t> kept;
+    for (index_t i = 0; i < n; ++i)
+      if (values[std::size_t(i)] >= 3) kept.push_back(i);
+    EXPECT_EQ(t.selected, kept);
   }
 }
 
