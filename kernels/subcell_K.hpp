@@ -257,7 +257,7 @@ struct ElementBounded {
   KEMPE_HD bool operator()(index_t e) const { return bounded[e] != 0; }
 };
 
-/// The low-order flux of the subcell finite volumes under bounds/// The low-order flux of the subcell finite volumes under bounds on the subcell averages (SubcellBoundedBlend),
+/// The low-order flux of the subcell finite volumes under bounds on the subcell averages (SubcellBoundedBlend),
 /// whatever the DG flux: Rusanov's. With it a cell's forward-Euler update is a convex combination of its mean and
 /// the faces' bar states (u_a + u_b) / 2 - (F(u_b) - F(u_a)) . n / (2 lambda), and its largest wave speed lambda
 /// keeps those closest to the two means (Guermond & Popov, "Invariant domains and first-order continuous finite
@@ -267,10 +267,11 @@ struct ElementBounded {
 /// p = 3, against 0.3-0.4 % with Rusanov's (docs/theory.md).
 inline constexpr euler::Flux bounded_low_flux = euler::Flux::rusanov;
 
-/// For each face of share below 1, at each face point q: high = the DG flux F*(u_l, u_r) . n of the traces
-/// (FaceIntegrals::point_flux, the same value the surface term takes), low = the same numerical flux of the two
-/// subcell averages whose cells own that piece of the edge (bounded_low_flux's where bounds are on); both per
-/// unit length, the normal pointing from left to right, stored [vars][face points][faces].
+/// For each face it is given (those face_blends keeps: share below 1 or a bounded side), at each face point q:
+/// high = the DG flux F*(u_l, u_r) . n of the traces (FaceIntegrals::point_flux, the same value the surface term
+/// takes), low = the same numerical flux of the two subcell averages whose cells own that piece of the edge
+/// (bounded_low_flux's where bounds are on); both per unit length, the normal pointing from left to right, stored
+/// [vars][face points][faces].
 template <int P, class Real, euler::Flux F, class Boundary>
 struct SubcellFaceFluxes {
   FaceIntegrals<P, Real, F, Boundary> integrals;
@@ -287,7 +288,6 @@ struct SubcellFaceFluxes {
 
   KEMPE_HD void operator()(index_t f) const {
     const Faces<Real>& fc = integrals.fc;
-    if (!face_blends(fc, beta, bounded, f)) return;
     const index_t l = fc.left[f], r = fc.right[f];
     const index_t k = integrals.num_elements;
     const index_t r_read = r == no_element ? l : r;
@@ -381,7 +381,8 @@ KEMPE_HD Real subcell_dual_flux(const SubcellTables<Real>& s, int d, const Real 
 }
 
 /// rhs of element e (the DG right-hand side on entry, [vars][modes][elements]) becomes the blend of the header
-/// comment, where e or one of its faces has a DG share below 1.
+/// comment; it is given the elements element_blends keeps (e or one of its faces has a DG share below 1, e not
+/// bounded).
 template <int P, class Real, euler::Flux F>
 struct SubcellBlend {
   index_t num_elements, num_faces;
@@ -401,7 +402,6 @@ struct SubcellBlend {
   static constexpr int num_dual_faces = 3 * P * (P + 1) / 2;
 
   KEMPE_HD void operator()(index_t e) const {
-    if (!element_blends(fc, element_faces, beta, bounded, e)) return;
     const Real beta_e = beta[e];
     Real face_beta[3];
     for (int k = 0; k < 3; ++k) face_beta[k] = face_share(fc, beta, element_faces[3 * e + k]);
@@ -506,7 +506,7 @@ KEMPE_HD Real admissible_share(const Real* x, const Real* y, Real gamma) {
   return t > Real(0) ? t : Real(0);
 }
 
-/// The blend of SubcellBlend with bounds on the subcell averages, for the bounded elements (BoundedElements),
+/// The blend of SubcellBlend with bounds on the subcell averages, given the bounded elements (BoundedElements),
 /// after the invariant-domain preserving subcell limiting of Rueda-Ramirez, Pazner & Gassner ("Subcell limiting
 /// strategies for discontinuous Galerkin spectral element methods", Comput. Fluids 2022). Every subcell face
 /// carries one flux, low + a (high - low): low the first-order finite volumes' with bounded_low_flux
@@ -569,7 +569,6 @@ struct SubcellBoundedBlend {
   }
 
   KEMPE_HD void operator()(index_t e) const {
-    if (bounded[e] == 0) return;
     if (rates) {
       form_rates(e);
       return;

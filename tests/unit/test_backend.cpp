@@ -111,8 +111,8 @@ struct TooLargeFunctor {
 };
 
 // The totals the adaptation's passes leave in the backend's memory (kernels/algorithms.hpp) equal the
-// standard library's and the returned ones, and a selection (select_if) keeps the items in order, for an empty range, one value, and ranges long enough for the
-// threads to split a scan.
+// standard library's and the returned ones, and a selection (select_if) keeps the items in order, for an empty
+// range, one value, and ranges long enough for the threads to split a scan.
 TEST(Algorithms, TotalsLeftInTheBackendsMemory) {
   std::mt19937 random(7);
   for (const index_t n : {0, 1, 1000, 1 << 17}) {
