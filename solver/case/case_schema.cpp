@@ -122,8 +122,9 @@ const std::vector<Setting> table = {
      "of its low-order update's after each stage (the invariant-domain preserving subcell limiting of "
      "Rueda-Ramirez, Pazner & Gassner 2022, with Zalesak's limiter and prelimiting for density; bounds hold for "
      "the SSP integrators). The subcell finite volumes then take the Rusanov flux, whatever `solver.flux`, and at "
-     "p >= 2 the blend's indicator looks at pressure alone, leaving contacts to the bounds. The output shows those "
-     "elements' subcell averages at their nodes"},
+     "p >= 2 the blend's indicator looks at pressure alone, leaving contacts to the bounds. In those elements the "
+     "output shows the polynomial, pulled at each node towards its subcell's average just as far as its density and "
+     "pressure need to stay within the range of the subcell averages of the element and its neighbours"},
     {"solver.troubled_cells_only", T::boolean, "true", "limit (and under `shock_capturing: subcell`, blend) only the cells the KXRCF indicator flags"},
     {"solver.curved_boundaries", T::boolean, "true",
      "boundary conditions with the normal of the curve through the boundary vertices (cubic, not across corners "

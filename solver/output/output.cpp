@@ -81,6 +81,36 @@ void store_state(const double* u, double gamma, double& density, double& pressur
   velocity[1] = u[euler::momentum_y] / u[euler::density];
   velocity[2] = 0;
 }
+/// u becomes mean + t (u - mean) for the largest t in [0, 1] found for which its density and pressure lie in
+/// range = {least density, largest density, least pressure, largest pressure}, in which mean lies. Density is
+/// linear in t; pressure is concave along the segment, so the t where it leaves its range are found by
+/// bisection (to 2^-40 of the segment).
+void pull_into_range(const double* mean, const std::array<double, 4>& range, double gamma, double* u) {
+  double t = 1;
+  const double d_rho = u[euler::density] - mean[euler::density];
+  if (mean[euler::density] + d_rho > range[1]) t = (range[1] - mean[euler::density]) / d_rho;
+  if (mean[euler::density] + d_rho < range[0]) t = (range[0] - mean[euler::density]) / d_rho;
+  t = std::clamp(t, 0.0, 1.0);
+  auto state = [&](double s, double* out) {
+    for (int v = 0; v < euler::num_vars; ++v) out[v] = mean[v] + s * (u[v] - mean[v]);
+  };
+  auto holds = [&](double s) {
+    double w[euler::num_vars];
+    state(s, w);
+    const double p = euler::pressure(w, gamma);
+    return w[euler::density] >= range[0] && w[euler::density] <= range[1] && p >= range[2] && p <= range[3];
+  };
+  if (!holds(t)) {
+    double ok = 0, bad = t;
+    for (int i = 0; i < 40; ++i) {
+      const double mid = (ok + bad) / 2;
+      (holds(mid) ? ok : bad) = mid;
+    }
+    t = ok;
+  }
+  state(t, u);
+}
+
 }  // namespace
 
 SampledSolution sample_solution(const Mesh& mesh, int order, double gamma, const std::vector<double>& c,
@@ -113,6 +143,29 @@ SampledSolution sample_solution(const Mesh& mesh, int order, double gamma, const
       std::copy_n(&ops.average[std::size_t(cell) * nm], nm, &averages[q * nm]);
     }
   }
+  // The range of density and pressure over the subcell averages of each element and its face neighbours: the
+  // bounds the shown states of an element the bounds watch keep (below).
+  std::vector<std::array<double, 4>> range;  // [elements] least and largest density, least and largest pressure
+  if (!averages.empty()) {
+    std::vector<std::array<double, 4>> own(k);
+    for (index_t e = 0; e < k; ++e) {
+      own[e] = {1e300, -1e300, 1e300, -1e300};
+      for (std::size_t q = 0; q < lattice.size(); ++q) {
+        double u[euler::num_vars];
+        solution.state(e, &averages[q * solution.modes()], u);
+        const double rho = u[euler::density], p = euler::pressure(u, gamma);
+        own[e] = {std::min(own[e][0], rho), std::max(own[e][1], rho), std::min(own[e][2], p), std::max(own[e][3], p)};
+      }
+    }
+    range = own;
+    for (index_t f = 0; f < mesh.num_faces(); ++f) {
+      const index_t l = mesh.face_left[f], r = mesh.face_right[f];
+      if (r == no_element) continue;
+      for (const auto& [to, from] : {std::pair{l, r}, std::pair{r, l}})
+        range[to] = {std::min(range[to][0], own[from][0]), std::max(range[to][1], own[from][1]), std::min(range[to][2], own[from][2]),
+                     std::max(range[to][3], own[from][3])};
+    }
+  }
   const std::size_t points = std::size_t(k) * lattice.size();
   for (auto* field : {&out.x, &out.y, &out.density, &out.pressure, &out.mach, &out.entropy}) field->resize(points);
   out.velocity.resize(3 * points);
@@ -130,8 +183,12 @@ SampledSolution sample_solution(const Mesh& mesh, int order, double gamma, const
       out.x[i] = px;
       out.y[i] = py;
       double u[euler::num_vars];
-      const bool as_subcells = !averages.empty() && subcells[e] != 0;
-      solution.state(e, &(as_subcells ? averages : phi)[q * solution.modes()], u);
+      solution.state(e, &phi[q * solution.modes()], u);
+      if (!averages.empty() && subcells[e] != 0) {
+        double mean[euler::num_vars];
+        solution.state(e, &averages[q * solution.modes()], mean);
+        pull_into_range(mean, range[e], gamma, u);
+      }
       store_state(u, gamma, out.density[i], out.pressure[i], &out.velocity[3 * i]);
       const double rho = out.density[i], p = out.pressure[i];
       const double vel_x = out.velocity[3 * i], vel_y = out.velocity[3 * i + 1];

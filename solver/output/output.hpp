@@ -44,9 +44,12 @@ struct SampledSolution {
 /// Samples c[var][mode][element] (order p, modal, on `mesh`'s triangles) at each element's output nodes:
 /// its vertices for p <= 1, the Lagrange nodes of order p otherwise. `limited` may be empty (all 0). The cell
 /// field `level` is the mesh's leaf_level where it has one (an adapted mesh: adapt::leaf_elements_mesh).
-/// Elements e with subcells[e] != 0 (p >= 1; empty: none) show at each node the average of its subcell
-/// (kernels/subcell.hpp: the nodes are the lattice of order p whose median-dual cells the subcells are): the
-/// states that bounds on the subcell averages keep, where the polynomial they determine may swing beyond them.
+/// Elements e with subcells[e] != 0 (p >= 1; empty: none), those that bounds on the subcell averages watch, show
+/// at each node the polynomial pulled towards the average of the node's subcell (kernels/subcell.hpp: the nodes
+/// are the lattice of order p whose median-dual cells the subcells are) just as far as its density and pressure
+/// need to lie within the range of the subcell averages of e and its face neighbours: the bounds hold the
+/// averages, while the polynomial they determine may swing beyond them next to a shock. Where it stays in range
+/// the polynomial is shown, so a front or a vortex is drawn as the scheme resolves it, not cell by cell.
 SampledSolution sample_solution(const Mesh& mesh, int order, double gamma, const std::vector<double>& c,
                                 const std::vector<std::uint8_t>& limited, double time,
                                 const std::vector<std::uint8_t>& subcells = {});

@@ -46,8 +46,8 @@ struct TubeResult {
   double beyond[3] = {0, 0, 0};
   /// The same for the subcell averages (kernels/subcell.hpp), the states the blend's finite volumes evolve.
   double beyond_subcell[3] = {0, 0, 0};
-  /// The same for what the output shows (output::sample_solution): the polynomial at the nodes, but the subcell
-  /// averages in the elements that bounds on them watch.
+  /// The same for what the output shows (output::sample_solution): the polynomial at the nodes, pulled into the
+  /// range of the neighbourhood's subcell averages in the elements that bounds on them watch.
   double beyond_shown[3] = {0, 0, 0};
 };
 

@@ -457,8 +457,8 @@ TEST(ShockTube, SubcellBoundsKeepTheSubcellAveragesInRange) {
   };
   std::printf("Bounded subcell blend on 32 x 2 squares: L1 density error per unit area (the largest cell-average over- or\n"
               "undershoot, %% of the density's range) | point values at the output nodes beyond the exact range, %%:\n"
-              "density / velocity / pressure [the subcell averages'] {what the output shows: the subcell averages in the\n"
-              "elements the bounds watch}\n"
+              "density / velocity / pressure [the subcell averages'] {what the output shows: in the elements the bounds\n"
+              "watch, the polynomial pulled into the range of the neighbourhood's subcell averages}\n"
               "| test | vertex p = 1 | p = 1 | | p = 2 | | p = 3 | |\n|---|---|---|---|---|---|---|---|\n");
   for (const test::Tube& t : test::riemann_tubes) {
     const double vertex1 = test::run_tube<1>(mesh, 32, t, dg::Limiter::vertex).l1;
