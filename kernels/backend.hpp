@@ -108,6 +108,16 @@ KEMPE_HD void exclusive_add(Real* p, Real v) {
 #endif
 }
 
+/// Whether the code is compiled for the GPU (nvcc's device pass). Work a kernel does on the CPU only goes under
+/// `if constexpr (!on_device())`, so that it takes no registers on the GPU.
+KEMPE_HD constexpr bool on_device() {
+#if defined(__CUDA_ARCH__)
+  return true;
+#else
+  return false;
+#endif
+}
+
 /// Asks the CPU to start loading the cache line at p (a hint; no-op on the GPU, whose warps hide memory
 /// latency by switching). For gathers whose addresses are known ahead, like a face's right element.
 KEMPE_HD void prefetch(const void* p) {

@@ -306,14 +306,41 @@ struct FaceIntegrals {
   Geometry<Real> g;
   Faces<Real> fc;
   Boundary boundary;
+  /// [4][num_faces] or null: where given, the passes that evaluate the traces (operator(), lanes, add_side on a
+  /// face's left element) also store each interior face's sums for the KXRCF indicator (store_kxrcf), so that
+  /// the subcell blend's flags need no pass of their own over every element's faces (TroubledFromFaces). On the
+  /// CPU only: on the GPU registers limit these kernels, and the extra path, even untaken, made the surface pass
+  /// at p = 3 and the elementwise pass at p = 1 and 3 spill more (ptxas -v, sm_90), so the GPU keeps
+  /// TroubledCells' pass.
+  Real* kxrcf = nullptr;
+  index_t num_faces = 0;
 
   static constexpr int nm = basis::num_modes(P), nq = face_points(P), nv = euler::num_vars;
+
+  /// Face f's KXRCF sums (TroubledCells, kernels/limiter_K.hpp) from its traces at its points, the right one
+  /// in the face's point order: each side adds, at each point where its own velocity points into its element
+  /// (against its outward normal), the point's weight times |rho_l - rho_r| to its jump and the weight to its
+  /// inflow length. Stored [left jump, left inflow, right jump, right inflow][faces]; boundary faces store none.
+  KEMPE_HD void store_kxrcf(index_t f, const Real (&rho_l)[nq], const Real (&mn_l)[nq], const Real (&rho_r)[nq],
+                            const Real (&mn_r)[nq]) const {
+    const Real half = fc.length[f] / Real(2);
+    Real jump_l = Real(0), inflow_l = Real(0), jump_r = Real(0), inflow_r = Real(0);
+    for (int q = 0; q < nq; ++q) {
+      const Real w = t.face_weight[q] * half, d = rho_l[q] - rho_r[q], jump = w * (d < Real(0) ? -d : d);
+      if (mn_l[q] < Real(0)) jump_l += jump, inflow_l += w;  // the normal points out of the left element
+      if (mn_r[q] > Real(0)) jump_r += jump, inflow_r += w;
+    }
+    kxrcf[f] = jump_l;
+    kxrcf[num_faces + f] = inflow_l;
+    kxrcf[2 * std::size_t(num_faces) + f] = jump_r;
+    kxrcf[3 * std::size_t(num_faces) + f] = inflow_r;
+  }
 
   /// Both sides of face f: acc_l for its left element, acc_r for its right one (zero on a boundary face).
   KEMPE_HD void operator()(index_t f, Real (&acc_l)[nv][nm], Real (&acc_r)[nv][nm]) const {
     for (int v = 0; v < nv; ++v)
       for (int m = 0; m < nm; ++m) acc_l[v][m] = acc_r[v][m] = Real(0);
-    for_each_point(f, [&](Real w, const Real (&flux)[nv], const Real* bl, const Real* br) {
+    for_each_point(f, true, [&](Real w, const Real (&flux)[nv], const Real* bl, const Real* br) {
       for (int m = 0; m < nm; ++m)
         for (int v = 0; v < nv; ++v) {
           acc_l[v][m] += w * flux[v] * bl[m];
@@ -338,7 +365,7 @@ struct FaceIntegrals {
   KEMPE_HD void add_side(index_t f, bool left, Real (&acc)[nv][nm]) const {
     const Real half_length = fc.length[f] / Real(2);
     const Real scale = left ? -half_length / g.jacobian[fc.left[f]] : half_length / g.jacobian[fc.right[f]];
-    for_each_point(f, [&](Real w, const Real (&flux)[nv], const Real* bl, const Real* br) {
+    for_each_point(f, left, [&](Real w, const Real (&flux)[nv], const Real* bl, const Real* br) {
       const Real* b = left ? bl : br;
       const Real ws = scale * w;
       for (int m = 0; m < nm; ++m)
@@ -428,6 +455,17 @@ struct FaceIntegrals {
         for (int l = 0; l < W; ++l) ul[q][v][l] = sl[l], ur[q][v][l] = sr[l];
       }
     }
+    if (kxrcf != nullptr)
+      for (int l = 0; l < W; ++l) {  // a lane that repeats a face stores the same sums again
+        if (fc.right[face[l]] == no_element) continue;
+        Real rho_l[nq], mn_l[nq], rho_r[nq], mn_r[nq];
+        for (int q = 0; q < nq; ++q) {
+          rho_l[q] = ul[q][euler::density][l], rho_r[q] = ur[q][euler::density][l];
+          mn_l[q] = ul[q][euler::momentum_x][l] * nx[l] + ul[q][euler::momentum_y][l] * ny[l];
+          mn_r[q] = ur[q][euler::momentum_x][l] * nx[l] + ur[q][euler::momentum_y][l] * ny[l];
+        }
+        store_kxrcf(face[l], rho_l, mn_l, rho_r, mn_r);
+      }
     if (any_boundary)
       for (int l = 0; l < W; ++l) {
         if (fc.right[face[l]] != no_element) continue;
@@ -471,9 +509,10 @@ struct FaceIntegrals {
   }
 
  private:
-  /// Calls at_point(w_q, F*(q), left basis at q, right basis at q) at each face point q in order.
+  /// Calls at_point(w_q, F*(q), left basis at q, right basis at q) at each face point q in order; stores the
+  /// face's KXRCF sums too where kxrcf is given and `record` (each face's sums are stored once).
   template <class AtPoint>
-  KEMPE_HD void for_each_point(index_t f, AtPoint&& at_point) const {
+  KEMPE_HD void for_each_point(index_t f, bool record, AtPoint&& at_point) const {
     const index_t k = num_elements;
     const index_t l = fc.left[f], r = fc.right[f];
     const int kl = fc.left_local[f], kr = r == no_element ? 0 : fc.right_local[f];
@@ -505,6 +544,17 @@ struct FaceIntegrals {
         ur[q][v] = sr;
       }
     }
+    if constexpr (!on_device())
+      if (kxrcf != nullptr && record && r != no_element) {
+        Real rho_l[nq], mn_l[nq], rho_r[nq], mn_r[nq];
+        const Real nx = fc.normal_x[f], ny = fc.normal_y[f];
+        for (int q = 0; q < nq; ++q) {
+          rho_l[q] = ul[q][euler::density], rho_r[q] = ur[q][euler::density];
+          mn_l[q] = ul[q][euler::momentum_x] * nx + ul[q][euler::momentum_y] * ny;
+          mn_r[q] = ur[q][euler::momentum_x] * nx + ur[q][euler::momentum_y] * ny;
+        }
+        store_kxrcf(f, rho_l, mn_l, rho_r, mn_r);
+      }
     for (int q = 0; q < nq; ++q) {
       Real flux[nv];
       point_flux(f, q, ul[q], ur[q], flux);

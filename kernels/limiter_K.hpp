@@ -301,6 +301,16 @@ struct VertexBounds {
   }
 };
 
+/// The KXRCF indicator's denominator h^((P + 1) / 2) |inflow| |mean rho| (TroubledCells) of an element with
+/// inflow length `inflow`, density mean `mean` and circumradius h: troubled where inflow > 0 and its jump
+/// integral exceeds this.
+template <int P, class Real>
+KEMPE_HD Real kxrcf_size(Real inflow, Real mean, Real circumradius) {
+  Real scale = Real(1);
+  for (int i = 0; i < P + 1; ++i) scale *= circumradius;
+  return std::sqrt(scale) * inflow * (mean < Real(0) ? -mean : mean);
+}
+
 /// The KXRCF troubled-cell indicator (Krivodonova, Xin, Remacle, Chevaugeon & Flaherty, Appl. Numer. Math. 48,
 /// 2004, eq. 4) on the density: I_e = (integral over the inflow part of the boundary of |rho_e - rho_neighbour|)
 /// / (h_e^((P + 1) / 2) |inflow part| |mean rho_e|). Across faces the jump of a smooth solution is O(h^(P+1))
@@ -367,12 +377,42 @@ struct TroubledCells {
       }
     }
     const Real mean = c[(euler::density * nm) * k + e] * Real(mode0_value);
-    Real scale = Real(1);
-    for (int i = 0; i < P + 1; ++i) scale *= circumradius[e];
-    scale = std::sqrt(scale);  // h^((P + 1) / 2)
-    const Real size = scale * inflow * (mean < Real(0) ? -mean : mean);
+    const Real size = kxrcf_size<P>(inflow, mean, circumradius[e]);
     troubled[e] = inflow > Real(0) && jump > size ? 1 : 0;
     if (ratio != nullptr) ratio[e] = inflow > Real(0) && size > Real(0) ? double(jump) / double(size) : 0.0;
+  }
+};
+
+/// TroubledCells' flags from the per-face sums that the surface term stored while it evaluated the traces
+/// (FaceIntegrals::kxrcf, [4][faces]: left jump, left inflow, right jump, right inflow): each element adds its
+/// side's sums over its faces (both halves of a split edge). The same points, weights and test as TroubledCells;
+/// the sums come in another order, so a ratio within rounding of 1 may be flagged otherwise.
+template <int P, class Real>
+struct TroubledFromFaces {
+  index_t num_elements, num_faces;
+  const index_t* element_faces;       ///< [elements][3]
+  const index_t* element_half_faces;  ///< [elements][3] or null (a conforming mesh)
+  const index_t *face_left, *face_right;
+  const Real* sums;          ///< [4][faces]
+  const Real* circumradius;  ///< [elements]
+  const Real* c;
+  std::uint8_t* troubled;
+
+  KEMPE_HD void operator()(index_t e) const {
+    constexpr int nm = basis::num_modes(P);
+    Real jump = Real(0), inflow = Real(0);
+    auto add = [&](index_t f) {
+      if (face_right[f] == no_element) return;
+      const std::size_t side = face_left[f] == e ? 0 : 2;
+      jump += sums[side * num_faces + f];
+      inflow += sums[(side + 1) * num_faces + f];
+    };
+    for (int j = 0; j < 3; ++j) {
+      add(element_faces[3 * e + j]);
+      if (element_half_faces != nullptr && element_half_faces[3 * e + j] != no_element) add(element_half_faces[3 * e + j]);
+    }
+    const Real mean = c[(euler::density * nm) * num_elements + e] * Real(mode0_value);
+    troubled[e] = inflow > Real(0) && jump > kxrcf_size<P>(inflow, mean, circumradius[e]) ? 1 : 0;
   }
 };
 

@@ -263,14 +263,21 @@ class EulerDG {
 
   /// out = dc/dt on arrays in the backend's memory, at time clock[0] + stage_fraction clock[1]: eval_volume then
   /// eval_surface, or for the elementwise strategy both in one pass (EvalElement).
+  /// Where the subcell blend forms its shares from c (its first stage in a step, every call outside one), the
+  /// CPU's surface term stores the KXRCF indicator's face sums on the way (FaceIntegrals::kxrcf): the flags that
+  /// gate the shares then cost one light pass over the elements, not a second evaluation of every face's traces.
   void eval_rhs(const Real* c, const Real* clock, Real stage_fraction, Real* out) {
+    Real* kxrcf = backend_ == Backend::cpu && blending_on() && blend_stage_ <= 0 && troubled_cells_only_ && !fixed_shares_ &&
+                          kxrcf_sums_.size() == 4 * std::size_t(mesh_.num_faces())
+                      ? kxrcf_sums_.data()
+                      : nullptr;
     if (strategy_ == Strategy::elementwise) {
-      forall(backend_, k_, element_pass(c, clock, stage_fraction, out));
+      forall(backend_, k_, element_pass(c, clock, stage_fraction, out, kxrcf));
     } else {
       eval_volume(c, out);
-      eval_surface(c, clock, stage_fraction, out);
+      eval_surface(c, clock, stage_fraction, out, kxrcf);
     }
-    if (blending_on()) blend_subcells(c, clock, stage_fraction, out);
+    if (blending_on()) blend_subcells(c, clock, stage_fraction, out, kxrcf != nullptr);
   }
 
   /// Subcell shock capturing (kernels/subcell_K.hpp): each right-hand side becomes a blend of the DG scheme's
@@ -358,9 +365,10 @@ class EulerDG {
   }
 
   /// out += the surface term on arrays in the backend's memory, at time clock[0] + stage_fraction clock[1]
-  /// (clock in the backend's memory too).
-  void eval_surface(const Real* c, const Real* clock, Real stage_fraction, Real* out) {
-    const FaceIntegrals<P, Real, F, Boundary> integrals = face_integrals(c, clock, stage_fraction);
+  /// (clock in the backend's memory too); the KXRCF face sums into kxrcf ([4][faces]) where it is given.
+  void eval_surface(const Real* c, const Real* clock, Real stage_fraction, Real* out, Real* kxrcf = nullptr) {
+    FaceIntegrals<P, Real, F, Boundary> integrals = face_integrals(c, clock, stage_fraction);
+    integrals.kxrcf = kxrcf;
     const index_t nf = mesh_.num_faces();
     switch (strategy_) {
       case Strategy::colored:
@@ -403,7 +411,7 @@ class EulerDG {
                   ring_flags_.held_bytes() + entropy_.held_bytes() + entropy_bound_.held_bytes() + filter_strength_.held_bytes() +
                   blend_alpha_.held_bytes() + blend_beta_.held_bytes() + blend_touching_.held_bytes() + blend_high_.held_bytes() +
                   blend_low_.held_bytes() + blend_bounded_.held_bytes() + blend_side_.held_bytes() + blend_factor_.held_bytes() +
-                  blend_lists_.held_bytes() + blend_counts_.held_bytes() + blend_select_scratch_.held_bytes();
+                  blend_lists_.held_bytes() + blend_counts_.held_bytes() + blend_select_scratch_.held_bytes() + kxrcf_sums_.held_bytes();
     return use;
   }
 
@@ -412,7 +420,7 @@ class EulerDG {
   /// KXRCF pass that gates them costs as much as the volume term, and a share that lags a stage still gives a
   /// convex blend (conservative, positivity as the finite volumes'). Outside a step (rhs, profiles) every call
   /// forms them.
-  void blend_subcells(const Real* c, const Real* clock, Real stage_fraction, Real* out) {
+  void blend_subcells(const Real* c, const Real* clock, Real stage_fraction, Real* out, bool kxrcf_summed = false) {
     const index_t nf = mesh_.num_faces();
     const Faces<Real> fc = faces();
     const std::uint8_t* touching = fc.left_half == nullptr ? nullptr : blend_touching_.data();
@@ -422,7 +430,12 @@ class EulerDG {
       if (!fixed_shares_) {
         const std::uint8_t* troubled = nullptr;
         if (troubled_cells_only_) {
-          flag_troubled_cells(c);
+          if (kxrcf_summed)  // the surface term of c stored the face sums (eval_rhs)
+            launch(k_, TroubledFromFaces<P, Real>{k_, mesh_.num_faces(), mesh_.view().element_faces, mesh_.view().element_half_faces,
+                                                  faces().left, faces().right, kxrcf_sums_.data(), mesh_.view().circumradius, c,
+                                                  troubled_.data()});
+          else
+            flag_troubled_cells(c);
           troubled = troubled_.data();
         }
         launch(k_, BlendingShares<P, Real>{k_, gamma_, Real(blending_alpha_min), blend_alpha_max_, c, d_.tables, touching,
@@ -477,7 +490,10 @@ class EulerDG {
     const std::size_t face_values = std::size_t(nv) * face_points(P) * mesh_.num_faces();
     fit(blend_alpha_, k_, "the subcell blend's shares"), fit(blend_beta_, k_, "the subcell blend's shares");
     forall(backend_, k_, SetAll<Real>{blend_beta_.data(), Real(1)});  // what an output before the first step shows
-    if (troubled_cells_only_) fit(troubled_, k_, "troubled-cell flags");
+    if (troubled_cells_only_) {
+      fit(troubled_, k_, "troubled-cell flags");
+      if (backend_ == Backend::cpu) fit(kxrcf_sums_, 4 * std::size_t(mesh_.num_faces()), "the KXRCF face sums");
+    }
     fit(blend_high_, face_values, "the subcell blend's face fluxes"), fit(blend_low_, face_values, "the subcell blend's face fluxes");
     if (subcell_bounds_) {
       const std::size_t piece_values = std::size_t(face_points(P)) * mesh_.num_faces();
@@ -520,14 +536,15 @@ class EulerDG {
   }
 
   /// The surface integrals of the solution c (backend memory) at time clock[0] + stage_fraction clock[1].
-  FaceIntegrals<P, Real, F, Boundary> face_integrals(const Real* c, const Real* clock, Real stage_fraction) const {
-    return {k_, gamma_, clock, stage_fraction, c, d_.tables, mesh_.view().geometry, faces(), boundary_};
+  FaceIntegrals<P, Real, F, Boundary> face_integrals(const Real* c, const Real* clock, Real stage_fraction, Real* kxrcf = nullptr) const {
+    return {k_, gamma_, clock, stage_fraction, c, d_.tables, mesh_.view().geometry, faces(), boundary_, kxrcf, mesh_.num_faces()};
   }
   /// The elementwise strategy's whole right-hand side of c into out (null where the pass applies a stage
   /// instead), as a functor for forall (public for the GPU benchmark, which times launch variants of it).
-  EvalElement<P, Real, F, Boundary> element_pass(const Real* c, const Real* clock, Real stage_fraction, Real* out) const {
+  EvalElement<P, Real, F, Boundary> element_pass(const Real* c, const Real* clock, Real stage_fraction, Real* out,
+                                                  Real* kxrcf = nullptr) const {
     return {EvalVolume<P, Real>{k_, gamma_, c, out, d_.tables, mesh_.view().geometry}, mesh_.view().element_faces,
-            face_integrals(c, clock, stage_fraction), mesh_.view().element_half_faces};
+            face_integrals(c, clock, stage_fraction, kxrcf), mesh_.view().element_half_faces};
   }
 
   /// One step of `dt` with the given integrator (see time_integrators.hpp); stage times reach the boundary
@@ -592,6 +609,11 @@ class EulerDG {
     step_graph_.clear();
   }
 
+  /// The KXRCF flags as the last forming of the subcell blend's shares or the last slope limiting left them,
+  /// [elements] (empty before either), on the host. For tests: the blend's come from the surface term's face sums.
+  std::vector<std::uint8_t> last_troubled_cells() const {
+    return troubled_.size() == std::size_t(k_) ? troubled_.to_host() : std::vector<std::uint8_t>();
+  }
   /// The KXRCF flags of the coefficients c, [elements] (1: troubled), CPU backend. For tests and output.
   const std::vector<std::uint8_t>& troubled_cells(const std::vector<Real>& c) {
     require_cpu("troubled_cells on host vectors");
@@ -1123,6 +1145,7 @@ class EulerDG {
   Real blend_alpha_max_ = Real(0);                    // set_subcell_blending (0: off)
   bool fixed_shares_ = false;                         // set_blending_shares
   Buffer<Real> blend_alpha_, blend_beta_;  // [elements] finite-volume shares, then DG shares
+  Buffer<Real> kxrcf_sums_;                // [4][faces] the KXRCF sums the surface term stores (FaceIntegrals::kxrcf)
   Buffer<std::uint8_t> blend_touching_;    // [elements] beside a hanging face
   Buffer<Real> blend_high_, blend_low_;    // [vars][face points][faces] SubcellFaceFluxes' fluxes
   bool subcell_bounds_ = false;            // set_subcell_bounds

@@ -366,17 +366,29 @@ TEST(AdaptiveRun, SubcellBlendingCapturesSodOnAnAdaptingMesh) {
   // run_adaptive_sod with subcell blending (no slope limiter): conservative to round-off on the adapting mesh, the
   // blend acts, and every element beside a hanging face keeps the DG share 1 (its edge pieces do not match the
   // finer side's).
-  long blended = 0, blended_at_hanging = 0;
+  // The KXRCF flags that gate the shares, which the surface term's face sums give (both halves of a split edge),
+  // are TroubledCells' own on the adapted mesh too.
+  long blended = 0, blended_at_hanging = 0, flagged_at_hanging = 0, flags_differing = 0;
   const AdaptiveSod run = run_adaptive_sod([](auto& solver) { solver.set_subcell_blending(dg::default_blending_max(2)); },
-                                           [&](const auto& solver, const adapt::LeafMesh& leaves) {
+                                           [&](auto& solver, const adapt::LeafMesh& leaves) {
                                              const std::vector<double> beta = solver.blending_shares();  // the last stage's
                                              for (const double b : beta) blended += b < 1;
                                              for (index_t f = 0; f < leaves.num_faces(); ++f)
                                                if (is_hanging(leaves, f) && (beta[leaves.face_left[f]] < 1 || beta[leaves.face_right[f]] < 1))
                                                  ++blended_at_hanging;
+                                             const std::vector<double> c = solver.solution();
+                                             std::vector<double> out(c.size(), 0.0);
+                                             solver.rhs(c, solver.time(), out);
+                                             const std::vector<std::uint8_t> from_sums = solver.last_troubled_cells();
+                                             const std::vector<std::uint8_t> own = solver.troubled_cells(c);
+                                             for (std::size_t e = 0; e < own.size(); ++e) flags_differing += from_sums[e] != own[e];
+                                             for (index_t f = 0; f < leaves.num_faces(); ++f)
+                                               if (is_hanging(leaves, f) && (own[leaves.face_left[f]] || own[leaves.face_right[f]])) ++flagged_at_hanging;
                                            });
   EXPECT_GT(blended, 0);
   EXPECT_EQ(blended_at_hanging, 0);
+  EXPECT_EQ(flags_differing, 0);
+  EXPECT_GT(flagged_at_hanging, 0) << "no flag beside a hanging face: the split edges' sums were not tested";
   std::printf("Sod, p = 2, subcell blending, adapting every 5 steps: %d steps, cell-average density %.5f to %.5f, "
               "%ld element-steps blended\n", run.steps, run.lowest, run.highest, blended);
   EXPECT_GE(run.lowest, rho_right * 0.98);

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dg_cases.hpp"
@@ -344,6 +345,55 @@ TEST(SubcellBlend, FormsItsSharesOncePerStepFromTheStateItStartsFrom) {
   EXPECT_NE(later, at_start) << "the shares follow the blast";
   solver.step(dg::Integrator::ssprk3, dt);
   EXPECT_EQ(solver.blending_shares(), later) << "each step forms its own";
+}
+
+template <int P>
+void expect_surface_sums_flag_as_troubled_cells(dg::Strategy strategy, bool bounds) {
+  const Mesh mesh = jittered_square();
+  const bc::Kind kinds[] = {bc::Kind::wall};
+  dg::EulerDG<P, double, euler::Flux::hll, bc::GroupBoundary<double>> solver(
+      mesh, gamma_air, bc::GroupBoundary<double>{kinds, nullptr, gamma_air}, strategy);
+  solver.set_positivity_limiter(1e-12);
+  solver.set_subcell_blending(dg::default_blending_max(P));
+  solver.set_subcell_bounds(bounds);
+  solver.project([](double x, double y, double* out) {
+    const bool inside = (x - 0.4) * (x - 0.4) + (y - 0.55) * (y - 0.55) < 0.06;
+    euler::conserved(inside ? 4.0 : 1.0, 0.3, -0.2, inside ? 40.0 : 1.0, gamma_air, out);
+  });
+  const double dt = solver.stable_dt(0.4);
+  const std::string_view name = dg::strategies[int(strategy)].name;
+  int flagged = 0;
+  for (int s = 0; s < 4; ++s) {
+    // Within a step (its first stage) and outside one (a right-hand side alone), against TroubledCells' own pass.
+    const std::vector<double> start = solver.solution();
+    solver.step(dg::Integrator::ssprk3, dt);
+    const std::vector<std::uint8_t> in_step = solver.last_troubled_cells();
+    const std::vector<std::uint8_t> own_start = solver.troubled_cells(start);
+    const std::vector<double> c = solver.solution();
+    std::vector<double> out(c.size(), 0.0);
+    solver.rhs(c, solver.time(), out);
+    const std::vector<std::uint8_t> in_rhs = solver.last_troubled_cells();
+    const std::vector<std::uint8_t> own = solver.troubled_cells(c);
+    ASSERT_EQ(in_step.size(), own_start.size());
+    ASSERT_EQ(in_rhs.size(), own.size());
+    for (index_t e = 0; e < mesh.num_elements(); ++e) {
+      EXPECT_EQ(in_step[e], own_start[e]) << "p = " << P << ", " << name << ", step " << s << ", element " << e;
+      EXPECT_EQ(in_rhs[e], own[e]) << "p = " << P << ", " << name << ", after step " << s << ", element " << e;
+      flagged += own[e];
+    }
+  }
+  EXPECT_GT(flagged, 0) << "p = " << P << ", " << name << ": the blast is flagged somewhere";
+}
+
+TEST(SubcellBlend, TheSurfaceTermsKxrcfSumsFlagAsTroubledCellsDoes) {
+  // Where the blend forms its shares, the surface term stores each face's KXRCF sums from the traces it
+  // evaluates (FaceIntegrals::kxrcf) and a light pass flags the elements (TroubledFromFaces): the same flags as
+  // TroubledCells' own pass over every element's faces, with every race strategy.
+  for (const dg::Strategy strategy : {dg::Strategy::colored, dg::Strategy::atomic, dg::Strategy::buffered, dg::Strategy::elementwise}) {
+    expect_surface_sums_flag_as_troubled_cells<1>(strategy, false);
+    expect_surface_sums_flag_as_troubled_cells<2>(strategy, true);
+    expect_surface_sums_flag_as_troubled_cells<3>(strategy, strategy == dg::Strategy::colored);
+  }
 }
 
 TEST(SubcellBlend, RefusesSharesOutsideTheUnitInterval) {
