@@ -317,18 +317,23 @@ struct FaceIntegrals {
 
   static constexpr int nm = basis::num_modes(P), nq = face_points(P), nv = euler::num_vars;
 
-  /// Face f's KXRCF sums (TroubledCells, kernels/limiter_K.hpp) from its traces at its points, the right one
-  /// in the face's point order: each side adds, at each point where its own velocity points into its element
-  /// (against its outward normal), the point's weight times |rho_l - rho_r| to its jump and the weight to its
-  /// inflow length. Stored [left jump, left inflow, right jump, right inflow][faces]; boundary faces store none.
-  KEMPE_HD void store_kxrcf(index_t f, const Real (&rho_l)[nq], const Real (&mn_l)[nq], const Real (&rho_r)[nq],
-                            const Real (&mn_r)[nq]) const {
-    const Real half = fc.length[f] / Real(2);
+  /// Face f's KXRCF sums (TroubledCells, kernels/limiter_K.hpp) from its traces at its points, trace(q, v, left)
+  /// the left or right trace's variable v at the face's point q: each side adds, at each point where its own
+  /// velocity points into its element (against its outward normal), the point's weight times |rho_l - rho_r| to
+  /// its jump and the weight to its inflow length. Stored [left jump, left inflow, right jump, right inflow][faces];
+  /// boundary faces store none.
+  template <class Trace>
+  KEMPE_HD void store_kxrcf(index_t f, Trace&& trace) const {
+    const Real half = fc.length[f] / Real(2), nx = fc.normal_x[f], ny = fc.normal_y[f];
     Real jump_l = Real(0), inflow_l = Real(0), jump_r = Real(0), inflow_r = Real(0);
     for (int q = 0; q < nq; ++q) {
-      const Real w = t.face_weight[q] * half, d = rho_l[q] - rho_r[q], jump = w * (d < Real(0) ? -d : d);
-      if (mn_l[q] < Real(0)) jump_l += jump, inflow_l += w;  // the normal points out of the left element
-      if (mn_r[q] > Real(0)) jump_r += jump, inflow_r += w;
+      const Real w = t.face_weight[q] * half, d = trace(q, euler::density, true) - trace(q, euler::density, false);
+      const Real jump = w * (d < Real(0) ? -d : d);
+      auto normal_momentum = [&](bool left) {
+        return trace(q, euler::momentum_x, left) * nx + trace(q, euler::momentum_y, left) * ny;
+      };
+      if (normal_momentum(true) < Real(0)) jump_l += jump, inflow_l += w;  // the normal points out of the left element
+      if (normal_momentum(false) > Real(0)) jump_r += jump, inflow_r += w;
     }
     kxrcf[f] = jump_l;
     kxrcf[num_faces + f] = inflow_l;
@@ -457,14 +462,8 @@ struct FaceIntegrals {
     }
     if (kxrcf != nullptr)
       for (int l = 0; l < W; ++l) {  // a lane that repeats a face stores the same sums again
-        if (fc.right[face[l]] == no_element) continue;
-        Real rho_l[nq], mn_l[nq], rho_r[nq], mn_r[nq];
-        for (int q = 0; q < nq; ++q) {
-          rho_l[q] = ul[q][euler::density][l], rho_r[q] = ur[q][euler::density][l];
-          mn_l[q] = ul[q][euler::momentum_x][l] * nx[l] + ul[q][euler::momentum_y][l] * ny[l];
-          mn_r[q] = ur[q][euler::momentum_x][l] * nx[l] + ur[q][euler::momentum_y][l] * ny[l];
-        }
-        store_kxrcf(face[l], rho_l, mn_l, rho_r, mn_r);
+        if (fc.right[face[l]] != no_element)
+          store_kxrcf(face[l], [&](int q, int v, bool left_side) { return left_side ? ul[q][v][l] : ur[q][v][l]; });
       }
     if (any_boundary)
       for (int l = 0; l < W; ++l) {
@@ -545,16 +544,8 @@ struct FaceIntegrals {
       }
     }
     if constexpr (!on_device())
-      if (kxrcf != nullptr && record && r != no_element) {
-        Real rho_l[nq], mn_l[nq], rho_r[nq], mn_r[nq];
-        const Real nx = fc.normal_x[f], ny = fc.normal_y[f];
-        for (int q = 0; q < nq; ++q) {
-          rho_l[q] = ul[q][euler::density], rho_r[q] = ur[q][euler::density];
-          mn_l[q] = ul[q][euler::momentum_x] * nx + ul[q][euler::momentum_y] * ny;
-          mn_r[q] = ur[q][euler::momentum_x] * nx + ur[q][euler::momentum_y] * ny;
-        }
-        store_kxrcf(f, rho_l, mn_l, rho_r, mn_r);
-      }
+      if (kxrcf != nullptr && record && r != no_element)
+        store_kxrcf(f, [&](int q, int v, bool left_side) { return left_side ? ul[q][v] : ur[q][v]; });
     for (int q = 0; q < nq; ++q) {
       Real flux[nv];
       point_flux(f, q, ul[q], ur[q], flux);

@@ -367,8 +367,7 @@ class EulerDG {
   /// out += the surface term on arrays in the backend's memory, at time clock[0] + stage_fraction clock[1]
   /// (clock in the backend's memory too); the KXRCF face sums into kxrcf ([4][faces]) where it is given.
   void eval_surface(const Real* c, const Real* clock, Real stage_fraction, Real* out, Real* kxrcf = nullptr) {
-    FaceIntegrals<P, Real, F, Boundary> integrals = face_integrals(c, clock, stage_fraction);
-    integrals.kxrcf = kxrcf;
+    const FaceIntegrals<P, Real, F, Boundary> integrals = face_integrals(c, clock, stage_fraction, kxrcf);
     const index_t nf = mesh_.num_faces();
     switch (strategy_) {
       case Strategy::colored:

@@ -86,10 +86,10 @@ void store_state(const double* u, double gamma, double& density, double& pressur
 /// linear in t; pressure is concave along the segment, so the t where it leaves its range are found by
 /// bisection (to 2^-40 of the segment).
 void pull_into_range(const double* mean, const std::array<double, 4>& range, double gamma, double* u) {
+  const double rho = u[euler::density], rho_mean = mean[euler::density];
   double t = 1;
-  const double d_rho = u[euler::density] - mean[euler::density];
-  if (mean[euler::density] + d_rho > range[1]) t = (range[1] - mean[euler::density]) / d_rho;
-  if (mean[euler::density] + d_rho < range[0]) t = (range[0] - mean[euler::density]) / d_rho;
+  if (rho > range[1]) t = (range[1] - rho_mean) / (rho - rho_mean);
+  if (rho < range[0]) t = (range[0] - rho_mean) / (rho - rho_mean);
   t = std::clamp(t, 0.0, 1.0);
   auto state = [&](double s, double* out) {
     for (int v = 0; v < euler::num_vars; ++v) out[v] = mean[v] + s * (u[v] - mean[v]);
