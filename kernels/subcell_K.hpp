@@ -669,11 +669,6 @@ struct SubcellBoundedBlend {
     auto downhill = [&](Real rho_from, Real rho_to, Real outflow_rho) {
       return dt > Real(0) && outflow_rho * (rho_from - rho_to) > Real(0);
     };
-    // The dual faces inside an element are prelimited only where the element blends (beta < 1, at shocks). In a
-    // bounded element (a contact, a slip line) the DG solution's in-element profile is smooth, and dropping its
-    // flattening corrections there froze the subcells into steps along the double Mach reflection's slip line at
-    // p = 3; at shocks the prelimiting stays (without it Toro's test 5 overshoots by 28 % at p = 2).
-    const bool prelimit_dual = beta_e < Real(1);
     auto other_mean = [&](index_t f, bool left, int cell, int qf) {  // the density beyond an edge piece
       return fc.right[f] != no_element ? side[((left ? 1 : 0) * nq + qf) * num_faces + f] : mean[euler::density][cell];
     };
@@ -686,7 +681,7 @@ struct SubcellBoundedBlend {
     });
     for (int d = 0; d < num_dual_faces; ++d) {
       const int a = s.dual_face_cells[2 * d], b = s.dual_face_cells[2 * d + 1];
-      if (prelimit_dual && downhill(mean[euler::density][a], mean[euler::density][b], anti_d[euler::density][d])) continue;
+      if (downhill(mean[euler::density][a], mean[euler::density][b], anti_d[euler::density][d])) continue;
       add(a, -per_area(a) * beta_e * anti_d[euler::density][d]);
       add(b, per_area(b) * beta_e * anti_d[euler::density][d]);
     }
@@ -731,7 +726,7 @@ struct SubcellBoundedBlend {
       const Real sa = cell_share(a, beta_e, anti_a), sb = cell_share(b, beta_e, anti_b);
       share = sa < share ? sa : share;
       share = sb < share ? sb : share;
-      if (prelimit_dual && downhill(mean[euler::density][a], mean[euler::density][b], anti_a[euler::density])) share = Real(0);
+      if (downhill(mean[euler::density][a], mean[euler::density][b], anti_a[euler::density])) share = Real(0);
       for (int v = 0; v < nv; ++v) {
         const Real flux = low_d[v][d] + share * anti_a[v];
         dual_outflow[v][a] += flux, dual_outflow[v][b] -= flux;
