@@ -683,10 +683,9 @@ struct SubcellBoundedBlend {
     if (!(beta_e < Real(1))) {
       Real u_lo = Real(0), u_hi = Real(0), v_lo = Real(0), v_hi = Real(0), c_hi = Real(0);
       for (int cell = 0; cell < nm; ++cell) {
-        Real state[nv];
-        for (int v = 0; v < nv; ++v) state[v] = mean[v][cell];
-        const Real rho = state[euler::density], vx = state[euler::momentum_x] / rho, vy = state[euler::momentum_y] / rho;
-        const Real sound = euler::sound_speed(rho, euler::pressure(state, gamma), gamma);
+        const Real rho = mean[euler::density][cell], mx = mean[euler::momentum_x][cell], my = mean[euler::momentum_y][cell];
+        const Real vx = mx / rho, vy = my / rho;
+        const Real sound = euler::sound_speed(rho, euler::pressure(rho, mx, my, mean[euler::energy][cell], gamma), gamma);
         u_lo = cell == 0 || vx < u_lo ? vx : u_lo, u_hi = cell == 0 || vx > u_hi ? vx : u_hi;
         v_lo = cell == 0 || vy < v_lo ? vy : v_lo, v_hi = cell == 0 || vy > v_hi ? vy : v_hi;
         c_hi = sound > c_hi ? sound : c_hi;
