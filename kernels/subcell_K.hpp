@@ -492,6 +492,24 @@ inline constexpr double bounded_pressure_floor = 0.1;
 /// errors on 96 x 2 squares grow by 12-28 % at p = 2 (bench/results/2026-11-28-dual-prelimiting).
 inline constexpr double shear_velocity_range = 0.3;
 
+/// Whether subcell averages `mean` ([vars][cells], N cells, conserved variables) lie in a shear layer: their
+/// velocities range (x range plus y range) over more than shear_velocity_range times their largest sound speed.
+template <int N, class Real>
+KEMPE_HD bool in_shear_layer(const Real (&mean)[euler::num_vars][N], Real gamma) {
+  // The largest squared sound speed, one square root after: the square root is monotone and correctly rounded,
+  // so this is euler::sound_speed's largest value to the bit.
+  Real u_lo = Real(0), u_hi = Real(0), v_lo = Real(0), v_hi = Real(0), c2_hi = Real(0);
+  for (int cell = 0; cell < N; ++cell) {
+    const Real rho = mean[euler::density][cell], mx = mean[euler::momentum_x][cell], my = mean[euler::momentum_y][cell];
+    const Real vx = mx / rho, vy = my / rho;
+    const Real c2 = gamma * euler::pressure(rho, mx, my, mean[euler::energy][cell], gamma) / rho;
+    u_lo = cell == 0 || vx < u_lo ? vx : u_lo, u_hi = cell == 0 || vx > u_hi ? vx : u_hi;
+    v_lo = cell == 0 || vy < v_lo ? vy : v_lo, v_hi = cell == 0 || vy > v_hi ? vy : v_hi;
+    c2_hi = c2 > c2_hi ? c2 : c2_hi;
+  }
+  return (u_hi - u_lo) + (v_hi - v_lo) > Real(shear_velocity_range) * std::sqrt(c2_hi);
+}
+
 /// The largest t in [0, 1] for which x + t y keeps its density above bounded_pressure_floor times x's and its
 /// pressure above bounded_pressure_floor times x's (0 where x is not admissible). Pressure is concave in the
 /// conserved variables where density is positive, so p(x + s y) >= (1 - s / t) p(x) + (s / t) p(x + t y) for s in
@@ -679,19 +697,7 @@ struct SubcellBoundedBlend {
     };
     // The dual faces are prelimited except in a shear layer (shear_velocity_range) of an element that does not
     // blend.
-    bool prelimit_dual = true;
-    if (!(beta_e < Real(1))) {
-      Real u_lo = Real(0), u_hi = Real(0), v_lo = Real(0), v_hi = Real(0), c_hi = Real(0);
-      for (int cell = 0; cell < nm; ++cell) {
-        const Real rho = mean[euler::density][cell], mx = mean[euler::momentum_x][cell], my = mean[euler::momentum_y][cell];
-        const Real vx = mx / rho, vy = my / rho;
-        const Real sound = euler::sound_speed(rho, euler::pressure(rho, mx, my, mean[euler::energy][cell], gamma), gamma);
-        u_lo = cell == 0 || vx < u_lo ? vx : u_lo, u_hi = cell == 0 || vx > u_hi ? vx : u_hi;
-        v_lo = cell == 0 || vy < v_lo ? vy : v_lo, v_hi = cell == 0 || vy > v_hi ? vy : v_hi;
-        c_hi = sound > c_hi ? sound : c_hi;
-      }
-      prelimit_dual = !((u_hi - u_lo) + (v_hi - v_lo) > Real(shear_velocity_range) * c_hi);
-    }
+    const bool prelimit_dual = beta_e < Real(1) || !in_shear_layer(mean, gamma);
     auto other_mean = [&](index_t f, bool left, int cell, int qf) {  // the density beyond an edge piece
       return fc.right[f] != no_element ? side[((left ? 1 : 0) * nq + qf) * num_faces + f] : mean[euler::density][cell];
     };

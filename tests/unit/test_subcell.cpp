@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <string_view>
@@ -246,6 +247,42 @@ TEST(SubcellBoundedBlend, IsTheBlendWhereNoBoundIsReached) {
   EXPECT_LT(bounded_against_plain<2>(mesh), 1e-12) << "p = 2";
   EXPECT_LT(bounded_against_plain<3>(mesh), 1e-12) << "p = 3";
   EXPECT_LT(bounded_against_plain<4>(mesh), 1e-12) << "p = 4";
+}
+
+// Six subcell averages (p = 2's cells) of ideal air at unit pressure and density 1.4 (sound speed 1) except
+// where a state is given: (cell, density, x velocity, y velocity).
+struct CellState {
+  int cell;
+  double rho, vx, vy;
+};
+template <int N>
+bool shear_layer(std::initializer_list<CellState> states, double base_vx = 0.25, double base_vy = -0.5) {
+  double mean[euler::num_vars][N], u[euler::num_vars];
+  for (int cell = 0; cell < N; ++cell) {
+    CellState state{cell, 1.4, base_vx, base_vy};
+    for (const CellState& given : states)
+      if (given.cell == cell) state = given;
+    euler::conserved(state.rho, state.vx, state.vy, 1.0, gamma_air, u);
+    for (int v = 0; v < euler::num_vars; ++v) mean[v][cell] = u[v];
+  }
+  return dg::in_shear_layer(mean, gamma_air);
+}
+
+TEST(SubcellBoundedBlend, ShearLayersAreVelocityRangesBeyondAShareOfTheSoundSpeed) {
+  // The dual faces of a bounded element that does not blend are left unprelimited in shear layers only
+  // (dg::shear_velocity_range): the sum of the x and y ranges of the cells' velocities against 0.3 times their
+  // largest sound speed, whatever the flow's own speed or the density's jump.
+  ASSERT_EQ(dg::shear_velocity_range, 0.3);
+  EXPECT_FALSE(shear_layer<6>({})) << "uniform flow";
+  EXPECT_FALSE(shear_layer<6>({{0, 0.14, 0.25, -0.5}, {3, 0.14, 0.25, -0.5}})) << "a contact carried along";
+  EXPECT_TRUE(shear_layer<6>({{1, 1.4, 0.75, -0.5}})) << "a slip line across x velocities 0.25..0.75";
+  EXPECT_FALSE(shear_layer<6>({{1, 1.4, 0.54, -0.5}})) << "x range 0.29 c";
+  EXPECT_TRUE(shear_layer<6>({{1, 1.4, 0.56, -0.5}})) << "x range 0.31 c";
+  EXPECT_TRUE(shear_layer<6>({{2, 1.4, 0.45, -0.3}})) << "x range 0.2 c plus y range 0.2 c";
+  EXPECT_FALSE(shear_layer<6>({{2, 1.4, 0.35, -0.4}})) << "x range 0.1 c plus y range 0.1 c";
+  // The largest sound speed sets the scale: a light cell at the same pressure (sound speed sqrt(10)) lifts it.
+  EXPECT_FALSE(shear_layer<6>({{1, 1.4, 0.75, -0.5}, {4, 0.14, 0.25, -0.5}})) << "0.5 against 0.3 sqrt(10)";
+  EXPECT_TRUE(shear_layer<10>({{9, 1.4, -0.25, -0.5}}, 0.25, -0.5)) << "p = 3's ten cells, reversed flow";
 }
 
 TEST(SubcellBoundedBlend, ThePositivityLimiterKeepsTheSubcellAveragesAdmissible) {
