@@ -341,6 +341,44 @@ struct FaceIntegrals {
     kxrcf[3 * std::size_t(num_faces) + f] = inflow_r;
   }
 
+  /// store_kxrcf for W faces in SIMD lanes (lanes: traces [points][vars][lanes]): the same sums in the same order,
+  /// each point's terms selected rather than branched on (the signs of the normal momenta change from face to
+  /// face along a shock, so the branches of one face at a time were mispredicted). Adding a zero is exact, so
+  /// each face's sums are store_kxrcf's. Boundary lanes store none; a lane that repeats a face stores its sums
+  /// again.
+  template <int W>
+  void store_kxrcf_lanes(const index_t (&face)[W], const Real (&ul)[nq][nv][W], const Real (&ur)[nq][nv][W]) const {
+    alignas(64) Real half[W], nx[W], ny[W], jump_l[W], inflow_l[W], jump_r[W], inflow_r[W];
+    for (int l = 0; l < W; ++l) {
+      const index_t f = face[l];
+      half[l] = fc.length[f] / Real(2), nx[l] = fc.normal_x[f], ny[l] = fc.normal_y[f];
+      jump_l[l] = inflow_l[l] = jump_r[l] = inflow_r[l] = Real(0);
+    }
+    for (int q = 0; q < nq; ++q) {
+      const Real weight = t.face_weight[q];
+      KEMPE_OMP_SIMD
+      for (int l = 0; l < W; ++l) {
+        const Real w = weight * half[l], d = ul[q][euler::density][l] - ur[q][euler::density][l];
+        const Real jump = w * (d < Real(0) ? -d : d);
+        // The normal points out of the left element: inflow there where the normal momentum is negative.
+        const bool into_l = ul[q][euler::momentum_x][l] * nx[l] + ul[q][euler::momentum_y][l] * ny[l] < Real(0);
+        const bool into_r = ur[q][euler::momentum_x][l] * nx[l] + ur[q][euler::momentum_y][l] * ny[l] > Real(0);
+        jump_l[l] += into_l ? jump : Real(0);
+        inflow_l[l] += into_l ? w : Real(0);
+        jump_r[l] += into_r ? jump : Real(0);
+        inflow_r[l] += into_r ? w : Real(0);
+      }
+    }
+    for (int l = 0; l < W; ++l) {
+      const index_t f = face[l];
+      if (fc.right[f] == no_element) continue;
+      kxrcf[f] = jump_l[l];
+      kxrcf[num_faces + f] = inflow_l[l];
+      kxrcf[2 * std::size_t(num_faces) + f] = jump_r[l];
+      kxrcf[3 * std::size_t(num_faces) + f] = inflow_r[l];
+    }
+  }
+
   /// Both sides of face f: acc_l for its left element, acc_r for its right one (zero on a boundary face).
   KEMPE_HD void operator()(index_t f, Real (&acc_l)[nv][nm], Real (&acc_r)[nv][nm]) const {
     for (int v = 0; v < nv; ++v)
@@ -460,11 +498,7 @@ struct FaceIntegrals {
         for (int l = 0; l < W; ++l) ul[q][v][l] = sl[l], ur[q][v][l] = sr[l];
       }
     }
-    if (kxrcf != nullptr)
-      for (int l = 0; l < W; ++l) {  // a lane that repeats a face stores the same sums again
-        if (fc.right[face[l]] != no_element)
-          store_kxrcf(face[l], [&](int q, int v, bool left_side) { return left_side ? ul[q][v][l] : ur[q][v][l]; });
-      }
+    if (kxrcf != nullptr) store_kxrcf_lanes(face, ul, ur);
     if (any_boundary)
       for (int l = 0; l < W; ++l) {
         if (fc.right[face[l]] != no_element) continue;
