@@ -282,6 +282,12 @@ struct OverList {
   KEMPE_HD void operator()(index_t i) const {
     if (i < *count) f(list[i]);
   }
+  /// On the CPU, the listed items in lanes where f runs them so (CpuListLanes, kernels/backend.hpp).
+  static constexpr int cpu_lanes = CpuListLanes<F>::value;
+  void lanes(index_t first, int width) const {
+    const index_t n = *count;
+    if (first < n) f.lanes_of(list + first, n - first < width ? int(n - first) : width);
+  }
 };
 
 /// sum(backend, n, f) left in *result, a slot in the backend's memory; on the GPU nothing waits for the device.

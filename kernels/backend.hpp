@@ -232,6 +232,11 @@ KEMPE_FUNCTOR_CONSTANT(CpuBlock, cpu_block, int, 0)
 /// only for kernels whose results are compared with a tolerance (the race strategies of the surface term).
 KEMPE_FUNCTOR_CONSTANT(CpuLanes, cpu_lanes, int, 0)
 
+/// The same for a functor run over a work list (OverList, kernels/algorithms.hpp): `static constexpr int
+/// cpu_list_lanes = W` (W > 1) and a host member `lanes_of(items, count)` that runs the count (1 <= count <= W)
+/// listed items items[0 .. count - 1] with W-wide innermost loops. OverList then offers forall_cpu its lanes.
+KEMPE_FUNCTOR_CONSTANT(CpuListLanes, cpu_list_lanes, int, 0)
+
 /// body(local, i) for i in [0, n) on the CPU's threads, `local` each thread's own copy of f: a store of the loop
 /// can then alias none of the functor's members, so they stay in registers instead of being read again after every
 /// store through the functor's pointers (1-14 % on the DG kernels on one thread,

@@ -352,6 +352,16 @@ KEMPE_HD void subcell_averages(const SubcellTables<Real>& s, const Real (&ce)[eu
     }
 }
 
+/// (nx, ny) = the physical normal of dual face d times its length, in an element of Jacobian determinant jac and
+/// inverse Jacobian (rx, ry; sx, sy): |J| J^-T times the reference one; returns the length.
+template <class Real>
+KEMPE_HD Real subcell_dual_normal(const SubcellTables<Real>& s, int d, Real jac, Real rx, Real ry, Real sx, Real sy, Real& nx,
+                                  Real& ny) {
+  const Real nr = s.dual_face_normal[2 * d], ns = s.dual_face_normal[2 * d + 1];
+  nx = jac * (nr * rx + ns * sx), ny = jac * (nr * ry + ns * sy);
+  return std::sqrt(nx * nx + ny * ny);
+}
+
 /// The finite-volume flux through dual face d of element e, per unit length along the physical normal from its
 /// cell `from` to its cell `to` (the means `mean`, at second order the DG polynomial `ce` at the face:
 /// subcell_state); returns the face's physical length.
@@ -361,11 +371,8 @@ KEMPE_HD Real subcell_dual_flux(const SubcellTables<Real>& s, int d, const Real 
                                 Real gamma, Real* flux) {
   constexpr int nv = euler::num_vars;
   const int a = s.dual_face_cells[2 * d], b = s.dual_face_cells[2 * d + 1];
-  // Physical normal times length: |J| J^-T times the reference one.
-  const Real jac = g.jacobian[e], rx = g.dr_dx[e], ry = g.dr_dy[e], sx = g.ds_dx[e], sy = g.ds_dy[e];
-  const Real nr = s.dual_face_normal[2 * d], ns = s.dual_face_normal[2 * d + 1];
-  const Real nx = jac * (nr * rx + ns * sx), ny = jac * (nr * ry + ns * sy);
-  const Real length = std::sqrt(nx * nx + ny * ny);
+  Real nx, ny;
+  const Real length = subcell_dual_normal(s, d, g.jacobian[e], g.dr_dx[e], g.dr_dy[e], g.ds_dx[e], g.ds_dy[e], nx, ny);
   Real ma[nv], mb[nv], ua[nv], ub[nv];
   for (int v = 0; v < nv; ++v) ma[v] = mean[v][a], mb[v] = mean[v][b];
   if (s.order >= 2) {
@@ -518,18 +525,19 @@ KEMPE_HD bool in_shear_layer(const Real (&mean)[euler::num_vars][N], Real gamma)
 /// smaller t holds too, so each face may take the smaller of its two cells' shares.
 template <class Real>
 KEMPE_HD Real admissible_share(const Real* x, const Real* y, Real gamma) {
+  // Selects rather than branches, so that the CPU's lanes of elements (SubcellBoundedBlend::lanes_of) vectorize
+  // it; where x is not admissible the values formed on the way are not used.
   constexpr int nv = euler::num_vars;
   const Real rho = x[euler::density], dr = y[euler::density], floor = Real(bounded_pressure_floor);
-  if (!(rho > Real(0))) return Real(0);
   const Real px = euler::pressure(x, gamma);
-  if (!(px > Real(0))) return Real(0);
-  Real t = Real(1);
-  if (rho + dr < floor * rho) t = (Real(1) - floor) * rho / -dr;
+  const Real t_density = (Real(1) - floor) * rho / -dr;
+  Real t = rho + dr < floor * rho ? t_density : Real(1);
   Real z[nv];
   for (int v = 0; v < nv; ++v) z[v] = x[v] + t * y[v];
   const Real pz = euler::pressure(z, gamma), target = floor * px;
-  if (!(pz >= target)) t *= (px - target) / (px - pz);
-  return t > Real(0) ? t : Real(0);
+  const Real t_pressure = t * ((px - target) / (px - pz));
+  t = pz >= target ? t : t_pressure;
+  return rho > Real(0) && px > Real(0) && t > Real(0) ? t : Real(0);
 }
 
 /// The blend of SubcellBlend with bounds on the subcell averages, given the bounded elements (BoundedElements),
@@ -763,6 +771,319 @@ struct SubcellBoundedBlend {
     }
     for (int v = 0; v < nv; ++v)
       for (int cell = 0; cell < nm; ++cell) rhs[(v * nm + cell) * n + e] = dual_outflow[v][cell];
+  }
+
+  /// The CPU runs the listed elements in lanes of eight (OverList, CpuListLanes): the first pass with a loop over
+  /// the eight elements innermost, which GCC vectorizes with the loops around it rolled, the same operations in
+  /// the same order as operator()'s one element at a time (a skipped correction adds a zero, which is exact, and
+  /// a cut share is selected rather than branched to); the second pass one element at a time. A block with fewer
+  /// elements repeats its last one, whose values it writes once.
+  static constexpr int cpu_list_lanes = 8, np = 3 * nq;
+
+  /// The edge pieces j = k nq + q (for_each_piece's order) of the elements e[l] of the CPU's lanes: each one's
+  /// face, the face's own point number, whether e is the face's left element, whether the piece is shared and
+  /// whether an element lies beyond it (1 or 0 as Real, for the vector loops), its DG and low-order fluxes, its
+  /// length, sign and the face's share.
+  struct LanePieces {
+    static constexpr int W = cpu_list_lanes;
+    index_t face[np][W];
+    int point[np][W];
+    bool left[np][W];
+    alignas(64) Real shared[np][W], beyond[np][W], hi[nv][np][W], lo[nv][np][W], piece[np][W], sign[np][W], beta_f[np][W];
+
+    void gather(const SubcellBoundedBlend& b, const index_t (&e)[W]) {
+      for (int k = 0; k < 3; ++k)
+        for (int l = 0; l < W; ++l) {
+          const index_t f = b.element_faces[3 * e[l] + k];
+          const bool is_left = b.fc.left[f] == e[l];
+          const Real share = face_share(b.fc, b.beta, f);
+          for (int q = 0; q < nq; ++q) {
+            const int j = k * nq + q, qf = is_left ? q : nq - 1 - q;
+            face[j][l] = f, point[j][l] = qf, left[j][l] = is_left;
+            shared[j][l] = b.shared_piece(f, is_left) ? Real(1) : Real(0);
+            beyond[j][l] = b.fc.right[f] != no_element ? Real(1) : Real(0);
+            piece[j][l] = b.fc.length[f] * b.t.face_weight[qf] / Real(2), sign[j][l] = is_left ? Real(1) : Real(-1);
+            beta_f[j][l] = share;
+            for (int v = 0; v < nv; ++v)
+              hi[v][j][l] = b.high[(v * nq + qf) * b.num_faces + f], lo[v][j][l] = b.low[(v * nq + qf) * b.num_faces + f];
+          }
+        }
+    }
+  };
+
+  void lanes_of(const index_t* items, int count) const {
+    constexpr int W = cpu_list_lanes, nd = num_dual_faces > 0 ? num_dual_faces : 1;
+    index_t e[W];
+    for (int l = 0; l < W; ++l) e[l] = items[l < count ? l : count - 1];
+    if (rates) {
+      form_rates_lanes(e, count);
+      return;
+    }
+    const index_t n = num_elements;
+    const Real dt = *step;
+    alignas(64) Real jac[W], beta_e[W], rx[W], ry[W], sx[W], sy[W];
+    for (int l = 0; l < W; ++l) {
+      jac[l] = g.jacobian[e[l]], beta_e[l] = beta[e[l]];
+      rx[l] = g.dr_dx[e[l]], ry[l] = g.dr_dy[e[l]], sx[l] = g.ds_dx[e[l]], sy[l] = g.ds_dy[e[l]];
+    }
+    auto per_area = [&](int cell, int l) { return dt / (s.cell_area[cell] * jac[l]); };
+    // The subcell averages of the state and, as outflows, of the DG rate (operator()'s subcell_averages).
+    alignas(64) Real ce[nv][nm][W], mean[nv][nm][W], outflow[nv][nm][W];
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nm; ++m)
+        for (int l = 0; l < W; ++l) ce[v][m][l] = c[(v * nm + m) * n + e[l]];
+    for (int v = 0; v < nv; ++v)
+      for (int cell = 0; cell < nm; ++cell) {
+        alignas(64) Real a[W], b[W];
+        for (int l = 0; l < W; ++l) a[l] = b[l] = Real(0);
+        for (int m = 0; m < nm; ++m) {
+          const Real w = s.average[cell * nm + m];
+          KEMPE_OMP_SIMD
+          for (int l = 0; l < W; ++l) {
+            a[l] += w * ce[v][m][l];
+            b[l] += w * rhs[(v * nm + m) * n + e[l]];
+          }
+        }
+        KEMPE_OMP_SIMD
+        for (int l = 0; l < W; ++l) mean[v][cell][l] = a[l], outflow[v][cell][l] = -s.cell_area[cell] * jac[l] * b[l];
+      }
+    alignas(64) Real rho_lo[nm][W], rho_hi[nm][W], faces_of[nm][W];
+    for (int cell = 0; cell < nm; ++cell)
+      for (int l = 0; l < W; ++l) rho_lo[cell][l] = rho_hi[cell][l] = mean[euler::density][cell][l], faces_of[cell][l] = Real(0);
+    auto widen = [&](int cell, int l, Real rho) {
+      rho_lo[cell][l] = rho < rho_lo[cell][l] ? rho : rho_lo[cell][l];
+      rho_hi[cell][l] = rho > rho_hi[cell][l] ? rho : rho_hi[cell][l];
+    };
+    LanePieces p;
+    p.gather(*this, e);
+    // the density beyond each piece (other_mean)
+    alignas(64) Real beyond[np][W];
+    for (int j = 0; j < np; ++j)
+      for (int l = 0; l < W; ++l)
+        beyond[j][l] = p.beyond[j][l] != Real(0) ? side[((p.left[j][l] ? 1 : 0) * nq + p.point[j][l]) * num_faces + p.face[j][l]]
+                                                  : mean[euler::density][s.face_point_cell[j]][l];
+    for (int j = 0; j < np; ++j) {
+      const int cell = s.face_point_cell[j];
+      for (int v = 0; v < nv; ++v) {
+        KEMPE_OMP_SIMD
+        for (int l = 0; l < W; ++l) outflow[v][cell][l] -= p.sign[j][l] * p.piece[j][l] * p.hi[v][j][l];
+      }
+      for (int l = 0; l < W; ++l) {
+        if (p.beyond[j][l] != Real(0)) widen(cell, l, beyond[j][l]);
+        faces_of[cell][l] += p.shared[j][l];
+      }
+    }
+    alignas(64) Real low_d[nv][nd][W];
+    for (int d = 0; d < num_dual_faces; ++d) {
+      const int a = s.dual_face_cells[2 * d], b = s.dual_face_cells[2 * d + 1];
+      KEMPE_NO_UNROLL
+      for (int l = 0; l < W; ++l) {
+        Real nx, ny, ma[nv], mb[nv], flux[nv];
+        const Real length = subcell_dual_normal(s, d, jac[l], rx[l], ry[l], sx[l], sy[l], nx, ny);
+        for (int v = 0; v < nv; ++v) ma[v] = mean[v][a][l], mb[v] = mean[v][b][l];
+        euler::numerical_flux(bounded_low_flux, ma, mb, nx / length, ny / length, gamma, flux);
+        for (int v = 0; v < nv; ++v) low_d[v][d][l] = length * flux[v];
+      }
+      for (int v = 0; v < nv; ++v) {
+        KEMPE_OMP_SIMD
+        for (int l = 0; l < W; ++l) outflow[v][a][l] -= low_d[v][d][l], outflow[v][b][l] += low_d[v][d][l];
+      }
+      for (int l = 0; l < W; ++l) {
+        widen(a, l, mean[euler::density][b][l]);
+        widen(b, l, mean[euler::density][a][l]);
+        faces_of[a][l] += Real(1), faces_of[b][l] += Real(1);
+      }
+    }
+    alignas(64) Real low_update[nv][nm][W];
+    for (int v = 0; v < nv; ++v)
+      for (int cell = 0; cell < nm; ++cell)
+        for (int l = 0; l < W; ++l) low_update[v][cell][l] = Real(0);
+    for (int d = 0; d < num_dual_faces; ++d) {
+      const int a = s.dual_face_cells[2 * d], b = s.dual_face_cells[2 * d + 1];
+      for (int v = 0; v < nv; ++v) {
+        KEMPE_OMP_SIMD
+        for (int l = 0; l < W; ++l) low_update[v][a][l] += low_d[v][d][l], low_update[v][b][l] -= low_d[v][d][l];
+      }
+    }
+    for (int j = 0; j < np; ++j) {
+      const int cell = s.face_point_cell[j];
+      for (int v = 0; v < nv; ++v) {
+        KEMPE_OMP_SIMD
+        for (int l = 0; l < W; ++l) {
+          const Real h = p.hi[v][j][l], o = p.lo[v][j][l], bf = p.beta_f[j][l];
+          low_update[v][cell][l] += p.sign[j][l] * p.piece[j][l] * (p.shared[j][l] != Real(0) ? o : bf < Real(1) ? o + bf * (h - o) : h);
+        }
+      }
+    }
+    for (int v = 0; v < nv; ++v)
+      for (int cell = 0; cell < nm; ++cell) {
+        KEMPE_OMP_SIMD
+        for (int l = 0; l < W; ++l)
+          low_update[v][cell][l] = mean[v][cell][l] - dt * low_update[v][cell][l] / (s.cell_area[cell] * jac[l]);
+      }
+    alignas(64) Real anti_d[nv][nd][W];
+    for (int d = 0; d < num_dual_faces; ++d)
+      for (int v = 0; v < nv; ++v) {
+        alignas(64) Real sum[W];
+        for (int l = 0; l < W; ++l) sum[l] = Real(0);
+        for (int cell = 0; cell < nm; ++cell) {
+          const Real w = s.dual_flux_from_outflow[d * nm + cell];
+          KEMPE_OMP_SIMD
+          for (int l = 0; l < W; ++l) sum[l] += w * outflow[v][cell][l];
+        }
+        for (int l = 0; l < W; ++l) anti_d[v][d][l] = sum[l];
+      }
+    alignas(64) Real gain[nm][W], loss[nm][W];
+    for (int cell = 0; cell < nm; ++cell)
+      for (int l = 0; l < W; ++l) gain[cell][l] = loss[cell][l] = Real(0);
+    auto add = [&](int cell, int l, Real change) {
+      gain[cell][l] += change > Real(0) ? change : Real(0);
+      loss[cell][l] += change > Real(0) ? Real(0) : change;
+    };
+    // operator()'s downhill, without a branch (& rather than &&: both sides are plain comparisons)
+    auto downhill = [&](Real rho_from, Real rho_to, Real outflow_rho) { return (dt > Real(0)) & (outflow_rho * (rho_from - rho_to) > Real(0)); };
+    alignas(64) Real prelimit_dual[W];  // 1 or 0
+    KEMPE_NO_UNROLL
+    for (int l = 0; l < W; ++l) {
+      Real m[nv][nm];
+      for (int v = 0; v < nv; ++v)
+        for (int cell = 0; cell < nm; ++cell) m[v][cell] = mean[v][cell][l];
+      prelimit_dual[l] = beta_e[l] < Real(1) || !in_shear_layer(m, gamma) ? Real(1) : Real(0);
+    }
+    constexpr int rho = euler::density;
+    for (int j = 0; j < np; ++j) {
+      const int cell = s.face_point_cell[j];
+      KEMPE_OMP_SIMD
+      for (int l = 0; l < W; ++l) {
+        const Real anti = p.hi[rho][j][l] - p.lo[rho][j][l];
+        const bool skip = (p.shared[j][l] == Real(0)) | downhill(mean[rho][cell][l], beyond[j][l], p.sign[j][l] * anti);
+        const Real change = -per_area(cell, l) * p.beta_f[j][l] * p.sign[j][l] * p.piece[j][l] * anti;
+        add(cell, l, skip ? Real(0) : change);
+      }
+    }
+    for (int d = 0; d < num_dual_faces; ++d) {
+      const int a = s.dual_face_cells[2 * d], b = s.dual_face_cells[2 * d + 1];
+      KEMPE_OMP_SIMD
+      for (int l = 0; l < W; ++l) {
+        const Real anti = anti_d[rho][d][l];
+        const bool skip = (prelimit_dual[l] != Real(0)) & downhill(mean[rho][a][l], mean[rho][b][l], anti);
+        const Real change_a = -per_area(a, l) * beta_e[l] * anti, change_b = per_area(b, l) * beta_e[l] * anti;
+        add(a, l, skip ? Real(0) : change_a);
+        add(b, l, skip ? Real(0) : change_b);
+      }
+    }
+    alignas(64) Real share_up[nm][W], share_down[nm][W];
+    for (int cell = 0; cell < nm; ++cell) {
+      KEMPE_OMP_SIMD
+      for (int l = 0; l < W; ++l) {
+        const Real r = low_update[rho][cell][l];
+        const Real room_up = rho_hi[cell][l] > r ? rho_hi[cell][l] - r : Real(0),
+                   room_down = rho_lo[cell][l] < r ? rho_lo[cell][l] - r : Real(0);
+        share_up[cell][l] = gain[cell][l] > room_up ? room_up / gain[cell][l] : Real(1);
+        share_down[cell][l] = loss[cell][l] < room_down ? room_down / loss[cell][l] : Real(1);
+      }
+    }
+    // operator()'s cell_share, in lane l.
+    auto cell_share = [&](int cell, int l, Real start, const Real* anti) {
+      Real x[nv], y[nv];
+      const Real scale = -faces_of[cell][l] * per_area(cell, l);
+      for (int v = 0; v < nv; ++v) x[v] = low_update[v][cell][l], y[v] = scale * anti[v];
+      const Real rho_out = anti[rho];
+      const Real density = start * (rho_out < Real(0) ? share_up[cell][l] : rho_out > Real(0) ? share_down[cell][l] : Real(1));
+      const Real pressure = admissible_share(x, y, gamma);
+      return density < pressure ? density : pressure;
+    };
+    for (int j = 0; j < np; ++j) {
+      const int cell = s.face_point_cell[j];
+      alignas(64) Real value[W];
+      KEMPE_NO_UNROLL
+      for (int l = 0; l < W; ++l) {
+        Real anti[nv];
+        for (int v = 0; v < nv; ++v) anti[v] = p.sign[j][l] * p.piece[j][l] * (p.hi[v][j][l] - p.lo[v][j][l]);
+        const Real share = cell_share(cell, l, p.beta_f[j][l], anti);
+        value[l] = downhill(mean[rho][cell][l], beyond[j][l], anti[rho]) ? Real(0) : share;
+      }
+      for (int l = 0; l < count; ++l)
+        if (p.shared[j][l] != Real(0))
+          factor[((p.left[j][l] ? 0 : 1) * nq + p.point[j][l]) * num_faces + p.face[j][l]] = value[l];
+    }
+    alignas(64) Real dual_outflow[nv][nm][W];
+    for (int v = 0; v < nv; ++v)
+      for (int cell = 0; cell < nm; ++cell)
+        for (int l = 0; l < W; ++l) dual_outflow[v][cell][l] = Real(0);
+    for (int d = 0; d < num_dual_faces; ++d) {
+      const int a = s.dual_face_cells[2 * d], b = s.dual_face_cells[2 * d + 1];
+      alignas(64) Real share[W];
+      KEMPE_NO_UNROLL
+      for (int l = 0; l < W; ++l) {
+        Real anti_a[nv], anti_b[nv];
+        for (int v = 0; v < nv; ++v) anti_a[v] = anti_d[v][d][l], anti_b[v] = -anti_d[v][d][l];
+        Real sh = beta_e[l];
+        const Real sa = cell_share(a, l, beta_e[l], anti_a), sb = cell_share(b, l, beta_e[l], anti_b);
+        sh = sa < sh ? sa : sh;
+        sh = sb < sh ? sb : sh;
+        share[l] = (prelimit_dual[l] != Real(0)) & downhill(mean[rho][a][l], mean[rho][b][l], anti_a[rho]) ? Real(0) : sh;
+      }
+      for (int v = 0; v < nv; ++v) {
+        KEMPE_OMP_SIMD
+        for (int l = 0; l < W; ++l) {
+          const Real flux = low_d[v][d][l] + share[l] * anti_d[v][d][l];
+          dual_outflow[v][a][l] += flux, dual_outflow[v][b][l] -= flux;
+        }
+      }
+    }
+    for (int v = 0; v < nv; ++v)
+      for (int cell = 0; cell < nm; ++cell)
+        for (int l = 0; l < count; ++l) rhs[(v * nm + cell) * n + e[l]] = dual_outflow[v][cell][l];
+  }
+
+  /// form_rates of the elements e[l] of the CPU's lanes (lanes_of), the first count of them distinct.
+  void form_rates_lanes(const index_t (&e)[cpu_list_lanes], int count) const {
+    constexpr int W = cpu_list_lanes;
+    const index_t n = num_elements;
+    LanePieces p;
+    p.gather(*this, e);
+    alignas(64) Real jac[W], outflow[nv][nm][W], share[np][W];
+    for (int l = 0; l < W; ++l) jac[l] = g.jacobian[e[l]];
+    for (int v = 0; v < nv; ++v)
+      for (int cell = 0; cell < nm; ++cell)
+        for (int l = 0; l < W; ++l) outflow[v][cell][l] = rhs[(v * nm + cell) * n + e[l]];
+    for (int j = 0; j < np; ++j)
+      for (int l = 0; l < W; ++l) {
+        Real a = p.beta_f[j][l];
+        if (p.shared[j][l] != Real(0)) {
+          const index_t f = p.face[j][l];
+          const Real mine = factor[((p.left[j][l] ? 0 : 1) * nq + p.point[j][l]) * num_faces + f];
+          a = mine < a ? mine : a;
+          if (p.beyond[j][l] != Real(0)) {
+            const Real theirs = factor[((p.left[j][l] ? 1 : 0) * nq + p.point[j][l]) * num_faces + f];
+            a = theirs < a ? theirs : a;
+          }
+        }
+        share[j][l] = a;
+      }
+    for (int j = 0; j < np; ++j) {
+      const int cell = s.face_point_cell[j];
+      for (int v = 0; v < nv; ++v) {
+        KEMPE_OMP_SIMD
+        for (int l = 0; l < W; ++l) {
+          const Real h = p.hi[v][j][l], o = p.lo[v][j][l];
+          const bool blended = (p.shared[j][l] != Real(0)) | (p.beta_f[j][l] < Real(1));
+          outflow[v][cell][l] += p.sign[j][l] * p.piece[j][l] * (blended ? o + share[j][l] * (h - o) : h);
+        }
+      }
+    }
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nm; ++m) {
+        alignas(64) Real sum[W];
+        for (int l = 0; l < W; ++l) sum[l] = Real(0);
+        for (int cell = 0; cell < nm; ++cell) {
+          const Real w = s.modes_from_averages[m * nm + cell], area = s.cell_area[cell];
+          KEMPE_OMP_SIMD
+          for (int l = 0; l < W; ++l) sum[l] -= w * outflow[v][cell][l] / (area * jac[l]);
+        }
+        for (int l = 0; l < count; ++l) rhs[(v * nm + m) * n + e[l]] = sum[l];
+      }
   }
 
   /// The second pass: the first's dual-face outflows plus the edge pieces' fluxes, each piece at the smaller of

@@ -100,6 +100,8 @@ struct StopGuard {
   static constexpr int min_blocks_per_sm = MinBlocksPerSm<F>::value;
   // and its CPU blocks (backend.hpp, CpuBlock), where it has them
   static constexpr int cpu_block = CpuBlock<F>::value;
+  // and lanes (CpuLanes)
+  static constexpr int cpu_lanes = CpuLanes<F>::value;
   F f;
   const Real* clock;
   KEMPE_HD void operator()(index_t i) const {
@@ -107,6 +109,9 @@ struct StopGuard {
   }
   void block(index_t first) const {
     if (clock[clock_stop] == Real(0)) f.block(first);
+  }
+  void lanes(index_t first, int width) const {
+    if (clock[clock_stop] == Real(0)) f.lanes(first, width);
   }
 };
 

@@ -321,6 +321,85 @@ TEST(SubcellBoundedBlend, ThePositivityLimiterKeepsTheSubcellAveragesAdmissible)
   EXPECT_GT(lowest_pressure, 0.0);
 }
 
+/// SubcellBoundedBlend's two passes through forall over a work list (on the CPU in lanes of elements,
+/// SubcellBoundedBlend::lanes_of) against operator() one element at a time: bit for bit, on the jittered
+/// square's elements with a state that jumps from element to element, random shares (some 1), a random subset
+/// bounded (a count that leaves a short last block), random face fluxes and a step that cuts shares.
+template <int P>
+void expect_bounded_blend_lanes_as_single_elements() {
+  constexpr int nm = basis::num_modes(P), nq = P + 1, nv = euler::num_vars;
+  const Mesh mesh = jittered_square();
+  dg::DGMesh<double> tables(Backend::cpu);
+  tables.rebuild(mesh);
+  const auto& view = tables.view();
+  const index_t k = mesh.num_elements(), nf = mesh.num_faces();
+  std::mt19937 rng(40 + P);
+  std::uniform_real_distribution<double> unit(-1, 1), share(0.5, 1);
+  std::vector<double> c(std::size_t(nv) * nm * k), rate(c.size());
+  for (index_t e = 0; e < k; ++e) {
+    double mean[nv];
+    euler::conserved(3 + 2 * unit(rng), unit(rng), unit(rng), 5 + 4 * unit(rng), gamma_air, mean);
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nm; ++m)
+        c[std::size_t(v * nm + m) * k + e] = m == 0 ? mean[v] / dg::mode0_value : 0.1 * std::abs(mean[v]) * unit(rng);
+  }
+  for (double& r : rate) r = 20 * unit(rng);
+  std::vector<double> beta(k);
+  std::vector<std::uint8_t> bounded(k);
+  std::vector<index_t> list;
+  for (index_t e = 0; e < k; ++e) {
+    beta[e] = rng() % 3 == 0 ? 1.0 : share(rng);
+    bounded[e] = rng() % 4 != 0 ? 1 : 0;
+    if (bounded[e] != 0) list.push_back(e);
+  }
+  const index_t count = index_t(list.size());
+  using Blend = dg::SubcellBoundedBlend<P, double, euler::Flux::hll>;
+  ASSERT_NE(count % Blend::cpu_list_lanes, 0) << "a short last block";
+  std::vector<double> high(std::size_t(nv) * nq * nf), low(high.size()), side(2 * std::size_t(nq) * nf);
+  for (double& h : high) h = 10 * unit(rng);
+  for (double& l : low) l = 10 * unit(rng);
+  for (double& s : side) s = 3 + 2 * unit(rng);
+  const dg::SubcellOperators ops = dg::subcell_operators(P);
+  const dg::SubcellTables<double> s{ops.average.data(),          ops.modes_from_averages.data(), ops.cell_area.data(),
+                                    ops.dual_face_normal.data(), ops.dual_face_cells.data(),     ops.face_point_cell.data(),
+                                    ops.dual_face_basis.data(),  ops.dual_flux_from_outflow.data(), 1};
+  const dg::TriangleOperators op = dg::triangle_operators(P);
+  const dg::Tables<double> t{op.volume_weight.data(), op.volume_basis.data(), op.volume_grad_r.data(), op.volume_grad_s.data(),
+                             op.face_weight.data(),   op.face_abscissa.data(), op.face_basis.data(),
+                             op.face_half_basis.data()};
+  const double step = 2e-3;
+  std::vector<double> rhs_lanes = rate, rhs_single = rate, factor_lanes(2 * std::size_t(nq) * nf, -1.0),
+                      factor_single = factor_lanes;
+  auto blend = [&](std::vector<double>& rhs, std::vector<double>& factor, bool rates) {
+    return Blend{k, nf, gamma_air, c.data(), rhs.data(), view.element_faces, beta.data(), bounded.data(), t, s,
+                 view.geometry, view.faces, high.data(), low.data(), side.data(), factor.data(), &step, rates};
+  };
+  for (const bool rates : {false, true}) {
+    forall(Backend::cpu, count, OverList<Blend>{list.data(), &count, blend(rhs_lanes, factor_lanes, rates)});
+    const Blend one = blend(rhs_single, factor_single, rates);
+    for (const index_t e : list) one(e);
+    for (std::size_t i = 0; i < factor_lanes.size(); ++i) ASSERT_EQ(factor_lanes[i], factor_single[i]) << "p = " << P << ", share " << i;
+    for (std::size_t i = 0; i < rhs_lanes.size(); ++i) ASSERT_EQ(rhs_lanes[i], rhs_single[i]) << "p = " << P << ", value " << i;
+  }
+  // The bounds acted: some pieces' shares are cut below their face's, some kept.
+  int cut = 0, kept = 0;
+  for (index_t f = 0; f < nf; ++f)
+    for (int i = 0; i < 2 * nq; ++i) {
+      const double a = factor_single[std::size_t(i) * nf + f];
+      if (a < 0) continue;  // not written: no bounded element on that side
+      (a < dg::face_share(view.faces, beta.data(), f) ? cut : kept) += 1;
+    }
+  EXPECT_GT(cut, 0) << "p = " << P;
+  EXPECT_GT(kept, 0) << "p = " << P;
+}
+
+TEST(SubcellBoundedBlend, LanesOfElementsAreTheSingleElementsBitForBit) {
+  expect_bounded_blend_lanes_as_single_elements<1>();
+  expect_bounded_blend_lanes_as_single_elements<2>();
+  expect_bounded_blend_lanes_as_single_elements<3>();
+  expect_bounded_blend_lanes_as_single_elements<4>();
+}
+
 TEST(SubcellBoundedBlend, RefusesSecondOrderSubcells) {
   // Second-order subcell states leave the bounds (docs/theory.md): the solver refuses the pair in either order.
   const Mesh mesh = jittered_square();
