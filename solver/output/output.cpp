@@ -159,9 +159,9 @@ SampledSolution sample_solution(const Mesh& mesh, int order, double gamma, const
     }
     range = own;
     for (index_t f = 0; f < mesh.num_faces(); ++f) {
-      const index_t l = mesh.face_left[f], r = mesh.face_right[f];
-      if (r == no_element) continue;
-      for (const auto& [to, from] : {std::pair{l, r}, std::pair{r, l}})
+      const index_t left = mesh.face_left[f], right = mesh.face_right[f];
+      if (right == no_element) continue;
+      for (const auto& [to, from] : {std::pair{left, right}, std::pair{right, left}})
         range[to] = {std::min(range[to][0], own[from][0]), std::max(range[to][1], own[from][1]), std::min(range[to][2], own[from][2]),
                      std::max(range[to][3], own[from][3])};
     }
