@@ -317,35 +317,44 @@ struct FaceIntegrals {
 
   static constexpr int nm = basis::num_modes(P), nq = face_points(P), nv = euler::num_vars;
 
-  /// Face f's KXRCF sums (TroubledCells, kernels/limiter_K.hpp) from its traces at its points, trace(q, v, left)
-  /// the left or right trace's variable v at the face's point q: each side adds, at each point where its own
-  /// velocity points into its element (against its outward normal), the point's weight times |rho_l - rho_r| to
-  /// its jump and the weight to its inflow length. Stored [left jump, left inflow, right jump, right inflow][faces];
-  /// boundary faces store none.
-  template <class Trace>
-  KEMPE_HD void store_kxrcf(index_t f, Trace&& trace) const {
-    const Real half = fc.length[f] / Real(2), nx = fc.normal_x[f], ny = fc.normal_y[f];
-    Real jump_l = Real(0), inflow_l = Real(0), jump_r = Real(0), inflow_r = Real(0);
-    for (int q = 0; q < nq; ++q) {
-      const Real w = t.face_weight[q] * half, d = trace(q, euler::density, true) - trace(q, euler::density, false);
-      const Real jump = w * (d < Real(0) ? -d : d);
-      auto normal_momentum = [&](bool left) {
-        return trace(q, euler::momentum_x, left) * nx + trace(q, euler::momentum_y, left) * ny;
-      };
-      if (normal_momentum(true) < Real(0)) jump_l += jump, inflow_l += w;  // the normal points out of the left element
-      if (normal_momentum(false) > Real(0)) jump_r += jump, inflow_r += w;
-    }
+  /// One face point's terms of the KXRCF sums (TroubledCells, kernels/limiter_K.hpp), of weight w (the point's
+  /// quadrature weight times half the face's length) and traces rho, mx, my on each side: each side adds, where its
+  /// own velocity points into its element (against its outward normal), w |rho_l - rho_r| to its jump and w to its
+  /// inflow length. Selected rather than branched on, so that lanes of faces vectorize it (adding a zero is exact).
+  static KEMPE_HD void add_kxrcf_point(Real w, Real rho_l, Real mx_l, Real my_l, Real rho_r, Real mx_r, Real my_r, Real nx, Real ny,
+                                       Real& jump_l, Real& inflow_l, Real& jump_r, Real& inflow_r) {
+    const Real d = rho_l - rho_r, jump = w * (d < Real(0) ? -d : d);
+    const bool into_l = mx_l * nx + my_l * ny < Real(0);  // the normal points out of the left element
+    const bool into_r = mx_r * nx + my_r * ny > Real(0);
+    jump_l += into_l ? jump : Real(0);
+    inflow_l += into_l ? w : Real(0);
+    jump_r += into_r ? jump : Real(0);
+    inflow_r += into_r ? w : Real(0);
+  }
+  /// Stores face f's KXRCF sums, [left jump, left inflow, right jump, right inflow][faces].
+  KEMPE_HD void write_kxrcf(index_t f, Real jump_l, Real inflow_l, Real jump_r, Real inflow_r) const {
     kxrcf[f] = jump_l;
     kxrcf[num_faces + f] = inflow_l;
     kxrcf[2 * std::size_t(num_faces) + f] = jump_r;
     kxrcf[3 * std::size_t(num_faces) + f] = inflow_r;
   }
 
-  /// store_kxrcf for W faces in SIMD lanes (lanes: traces [points][vars][lanes]): the same sums in the same order,
-  /// each point's terms selected rather than branched on (the signs of the normal momenta change from face to
-  /// face along a shock, so the branches of one face at a time were mispredicted). Adding a zero is exact, so
-  /// each face's sums are store_kxrcf's. Boundary lanes store none; a lane that repeats a face stores its sums
-  /// again.
+  /// Face f's KXRCF sums from its traces at its points (add_kxrcf_point), trace(q, v, left) the left or right
+  /// trace's variable v at the face's point q. Boundary faces store none.
+  template <class Trace>
+  KEMPE_HD void store_kxrcf(index_t f, Trace&& trace) const {
+    const Real half = fc.length[f] / Real(2), nx = fc.normal_x[f], ny = fc.normal_y[f];
+    Real jump_l = Real(0), inflow_l = Real(0), jump_r = Real(0), inflow_r = Real(0);
+    for (int q = 0; q < nq; ++q)
+      add_kxrcf_point(t.face_weight[q] * half, trace(q, euler::density, true), trace(q, euler::momentum_x, true),
+                      trace(q, euler::momentum_y, true), trace(q, euler::density, false), trace(q, euler::momentum_x, false),
+                      trace(q, euler::momentum_y, false), nx, ny, jump_l, inflow_l, jump_r, inflow_r);
+    write_kxrcf(f, jump_l, inflow_l, jump_r, inflow_r);
+  }
+
+  /// store_kxrcf for W faces in SIMD lanes (lanes: traces [points][vars][lanes]): the same sums in the same order
+  /// (the signs of the normal momenta change from face to face along a shock: branches one face at a time were
+  /// mispredicted). Boundary lanes store none; a lane that repeats a face stores its sums again.
   template <int W>
   void store_kxrcf_lanes(const index_t (&face)[W], const Real (&ul)[nq][nv][W], const Real (&ur)[nq][nv][W]) const {
     alignas(64) Real half[W], nx[W], ny[W], jump_l[W], inflow_l[W], jump_r[W], inflow_r[W];
@@ -357,26 +366,13 @@ struct FaceIntegrals {
     for (int q = 0; q < nq; ++q) {
       const Real weight = t.face_weight[q];
       KEMPE_OMP_SIMD
-      for (int l = 0; l < W; ++l) {
-        const Real w = weight * half[l], d = ul[q][euler::density][l] - ur[q][euler::density][l];
-        const Real jump = w * (d < Real(0) ? -d : d);
-        // The normal points out of the left element: inflow there where the normal momentum is negative.
-        const bool into_l = ul[q][euler::momentum_x][l] * nx[l] + ul[q][euler::momentum_y][l] * ny[l] < Real(0);
-        const bool into_r = ur[q][euler::momentum_x][l] * nx[l] + ur[q][euler::momentum_y][l] * ny[l] > Real(0);
-        jump_l[l] += into_l ? jump : Real(0);
-        inflow_l[l] += into_l ? w : Real(0);
-        jump_r[l] += into_r ? jump : Real(0);
-        inflow_r[l] += into_r ? w : Real(0);
-      }
+      for (int l = 0; l < W; ++l)
+        add_kxrcf_point(weight * half[l], ul[q][euler::density][l], ul[q][euler::momentum_x][l], ul[q][euler::momentum_y][l],
+                        ur[q][euler::density][l], ur[q][euler::momentum_x][l], ur[q][euler::momentum_y][l], nx[l], ny[l], jump_l[l],
+                        inflow_l[l], jump_r[l], inflow_r[l]);
     }
-    for (int l = 0; l < W; ++l) {
-      const index_t f = face[l];
-      if (fc.right[f] == no_element) continue;
-      kxrcf[f] = jump_l[l];
-      kxrcf[num_faces + f] = inflow_l[l];
-      kxrcf[2 * std::size_t(num_faces) + f] = jump_r[l];
-      kxrcf[3 * std::size_t(num_faces) + f] = inflow_r[l];
-    }
+    for (int l = 0; l < W; ++l)
+      if (fc.right[face[l]] != no_element) write_kxrcf(face[l], jump_l[l], inflow_l[l], jump_r[l], inflow_r[l]);
   }
 
   /// Both sides of face f: acc_l for its left element, acc_r for its right one (zero on a boundary face).

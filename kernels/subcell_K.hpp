@@ -540,6 +540,40 @@ KEMPE_HD Real admissible_share(const Real* x, const Real* y, Real gamma) {
   return rho > Real(0) && px > Real(0) && t > Real(0) ? t : Real(0);
 }
 
+/// Zalesak's prelimiting test (SubcellBoundedBlend): whether, in a step (dt > 0), a correction whose density
+/// outflow from a cell of density rho_from to its neighbour of density rho_to is outflow_rho runs from the denser
+/// to the lighter. Without branches (both sides are plain comparisons), for the CPU's lanes of elements.
+template <class Real>
+KEMPE_HD bool runs_downhill(Real dt, Real rho_from, Real rho_to, Real outflow_rho) {
+  return (dt > Real(0)) & (outflow_rho * (rho_from - rho_to) > Real(0));
+}
+
+/// Zalesak's shares of a cell: of the candidate corrections that raise its density (their sum gain >= 0) and of
+/// those that lower it (loss <= 0), what the room between its low-order density rho and its bounds [lo, hi]
+/// allows (1 where there is room for all).
+template <class Real>
+KEMPE_HD void zalesak_shares(Real rho, Real lo, Real hi, Real gain, Real loss, Real& up, Real& down) {
+  const Real room_up = hi > rho ? hi - rho : Real(0), room_down = lo < rho ? lo - rho : Real(0);
+  up = gain > room_up ? room_up / gain : Real(1);
+  down = loss < room_down ? room_down / loss : Real(1);
+}
+
+/// The share a cell allows one face's correction `anti` ([vars], antidiffusive outflow times length) whose
+/// starting share is `start`: density's (start times Zalesak's share up or down, by the sign of its density
+/// outflow) and pressure's (admissible_share of the cell's low-order update x ([vars]) and the correction times
+/// `scale`, minus the cell's number of faces times dt over its area: each of its N faces' corrections, taken N
+/// times, keeps pressure above the floor, and so does their mean, the cell's update), the smaller.
+template <class Real>
+KEMPE_HD Real bounded_cell_share(const Real* x, Real scale, Real start, Real up, Real down, const Real* anti, Real gamma) {
+  constexpr int nv = euler::num_vars;
+  Real y[nv];
+  for (int v = 0; v < nv; ++v) y[v] = scale * anti[v];
+  const Real rho_out = anti[euler::density];
+  const Real density = start * (rho_out < Real(0) ? up : rho_out > Real(0) ? down : Real(1));
+  const Real pressure = admissible_share(x, y, gamma);
+  return density < pressure ? density : pressure;
+}
+
 /// The blend of SubcellBlend with bounds on the subcell averages, given the bounded elements (BoundedElements),
 /// after the invariant-domain preserving subcell limiting of Rueda-Ramirez, Pazner & Gassner ("Subcell limiting
 /// strategies for discontinuous Galerkin spectral element methods", Comput. Fluids 2022). Every subcell face
@@ -700,9 +734,7 @@ struct SubcellBoundedBlend {
     // cut shares left terraces in contacts: on 96 x 2 squares the L1 density errors of Toro's tests 3-5 at
     // p = 2 are about 10 % lower without them (docs/theory.md). Outside a step (dt = 0: no update to bound, as for
     // EulerDG::rhs) nothing is limited.
-    auto downhill = [&](Real rho_from, Real rho_to, Real outflow_rho) {
-      return dt > Real(0) && outflow_rho * (rho_from - rho_to) > Real(0);
-    };
+    auto downhill = [&](Real rho_from, Real rho_to, Real outflow_rho) { return runs_downhill(dt, rho_from, rho_to, outflow_rho); };
     // The dual faces are prelimited except in a shear layer (shear_velocity_range) of an element that does not
     // blend.
     const bool prelimit_dual = beta_e < Real(1) || !in_shear_layer(mean, gamma);
@@ -723,24 +755,14 @@ struct SubcellBoundedBlend {
       add(b, per_area(b) * beta_e * anti_d[euler::density][d]);
     }
     Real share_up[nm], share_down[nm];  // of the candidate fluxes that raise / lower the cell's density
-    for (int cell = 0; cell < nm; ++cell) {
-      const Real rho = low_update[euler::density][cell];
-      const Real room_up = rho_hi[cell] > rho ? rho_hi[cell] - rho : Real(0), room_down = rho_lo[cell] < rho ? rho_lo[cell] - rho : Real(0);
-      share_up[cell] = gain[cell] > room_up ? room_up / gain[cell] : Real(1);
-      share_down[cell] = loss[cell] < room_down ? room_down / loss[cell] : Real(1);
-    }
+    for (int cell = 0; cell < nm; ++cell)
+      zalesak_shares(low_update[euler::density][cell], rho_lo[cell], rho_hi[cell], gain[cell], loss[cell], share_up[cell], share_down[cell]);
     // The share cell `cell` allows a face whose starting share is `start` and whose antidiffusive outflow (times
-    // length) is `anti`: density's (Zalesak's, of the candidate start * anti) and pressure's (admissible_share:
-    // each of the cell's N faces' corrections, taken N times, keeps pressure above the floor, and so does their
-    // mean, the cell's update).
+    // length) is `anti` (bounded_cell_share).
     auto cell_share = [&](int cell, Real start, const Real* anti) {
-      Real x[nv], y[nv];
-      const Real scale = -Real(faces_of[cell]) * per_area(cell);
-      for (int v = 0; v < nv; ++v) x[v] = low_update[v][cell], y[v] = scale * anti[v];
-      const Real rho_out = anti[euler::density];
-      const Real density = start * (rho_out < Real(0) ? share_up[cell] : rho_out > Real(0) ? share_down[cell] : Real(1));
-      const Real pressure = admissible_share(x, y, gamma);
-      return density < pressure ? density : pressure;
+      Real x[nv];
+      for (int v = 0; v < nv; ++v) x[v] = low_update[v][cell];
+      return bounded_cell_share(x, -Real(faces_of[cell]) * per_area(cell), start, share_up[cell], share_down[cell], anti, gamma);
     };
     for_each_piece(e, [&](index_t f, bool left, int cell, int qf, Real piece) {
       if (!shared_piece(f, left)) return;
@@ -940,8 +962,7 @@ struct SubcellBoundedBlend {
       gain[cell][l] += change > Real(0) ? change : Real(0);
       loss[cell][l] += change > Real(0) ? Real(0) : change;
     };
-    // operator()'s downhill, without a branch (& rather than &&: both sides are plain comparisons)
-    auto downhill = [&](Real rho_from, Real rho_to, Real outflow_rho) { return (dt > Real(0)) & (outflow_rho * (rho_from - rho_to) > Real(0)); };
+    auto downhill = [&](Real rho_from, Real rho_to, Real outflow_rho) { return runs_downhill(dt, rho_from, rho_to, outflow_rho); };
     alignas(64) Real prelimit_dual[W];  // 1 or 0
     KEMPE_NO_UNROLL
     for (int l = 0; l < W; ++l) {
@@ -975,23 +996,15 @@ struct SubcellBoundedBlend {
     alignas(64) Real share_up[nm][W], share_down[nm][W];
     for (int cell = 0; cell < nm; ++cell) {
       KEMPE_OMP_SIMD
-      for (int l = 0; l < W; ++l) {
-        const Real r = low_update[rho][cell][l];
-        const Real room_up = rho_hi[cell][l] > r ? rho_hi[cell][l] - r : Real(0),
-                   room_down = rho_lo[cell][l] < r ? rho_lo[cell][l] - r : Real(0);
-        share_up[cell][l] = gain[cell][l] > room_up ? room_up / gain[cell][l] : Real(1);
-        share_down[cell][l] = loss[cell][l] < room_down ? room_down / loss[cell][l] : Real(1);
-      }
+      for (int l = 0; l < W; ++l)
+        zalesak_shares(low_update[rho][cell][l], rho_lo[cell][l], rho_hi[cell][l], gain[cell][l], loss[cell][l], share_up[cell][l],
+                       share_down[cell][l]);
     }
     // operator()'s cell_share, in lane l.
     auto cell_share = [&](int cell, int l, Real start, const Real* anti) {
-      Real x[nv], y[nv];
-      const Real scale = -faces_of[cell][l] * per_area(cell, l);
-      for (int v = 0; v < nv; ++v) x[v] = low_update[v][cell][l], y[v] = scale * anti[v];
-      const Real rho_out = anti[rho];
-      const Real density = start * (rho_out < Real(0) ? share_up[cell][l] : rho_out > Real(0) ? share_down[cell][l] : Real(1));
-      const Real pressure = admissible_share(x, y, gamma);
-      return density < pressure ? density : pressure;
+      Real x[nv];
+      for (int v = 0; v < nv; ++v) x[v] = low_update[v][cell][l];
+      return bounded_cell_share(x, -faces_of[cell][l] * per_area(cell, l), start, share_up[cell][l], share_down[cell][l], anti, gamma);
     };
     for (int j = 0; j < np; ++j) {
       const int cell = s.face_point_cell[j];
