@@ -666,6 +666,79 @@ TEST(PositivityLimiter, BlocksOfElementsGiveTheSingleElementsBitForBit) {
   expect_positivity_blocks_as_single_elements<4, float>();
 }
 
+// Before its points, the CPU tests each block of eight elements as a whole (bounds on every check point's value
+// from the modes' sizes) and leaves blocks that clear it. Blocks of random smooth states whose spread grows from
+// 1e-10 to 1 of the mean, some with pressures near the floor: the blocks that clear as a whole are ones
+// operator() leaves alone, and the limiter stays operator()'s bit for bit; the test is taken both ways, and
+// operator() changes some of the blocks that do not clear.
+template <int P, class Real>
+void expect_whole_element_test_within_the_points() {
+  SCOPED_TRACE("p = " + std::to_string(P) + (sizeof(Real) == 4 ? ", float" : ", double"));
+  using Limiter = dg::PositivityLimiter<P, Real>;
+  const dg::TriangleOperators op = dg::triangle_operators(P);
+  const int nm = op.num_modes;
+  std::vector<Real> check(op.volume_basis.begin(), op.volume_basis.end());
+  check.insert(check.end(), op.face_basis.begin(), op.face_basis.end());
+  const dg::SubcellOperators sub = dg::subcell_operators(P);  // the subcell averages too, as under bounds
+  check.insert(check.end(), sub.average.begin(), sub.average.end());
+  const int points = int(check.size()) / nm;
+  constexpr int width = Limiter::cpu_block;
+  const int blocks = 400;
+  const index_t k = blocks * width;
+  const Real gamma = Real(gamma_air), epsilon = Real(1e-6);
+  std::mt19937 rng(29u + P);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  std::vector<Real> c(std::size_t(euler::num_vars) * nm * k);
+  for (index_t e = 0; e < k; ++e) {
+    const int b = int(e / width);
+    const double spread = std::pow(10.0, -10.0 + 10.0 * b / (blocks - 1));  // the block's, 1e-10 .. 1
+    const double pressure = b % 5 == 0 ? 1e-6 * (1 + 1e-3 * std::abs(unit(rng))) : std::pow(10.0, -3 * std::abs(unit(rng)));
+    double mean[euler::num_vars];
+    euler::conserved(1.0 + 0.5 * unit(rng), 3 * unit(rng), 3 * unit(rng), pressure, double(gamma), mean);
+    for (int v = 0; v < euler::num_vars; ++v)
+      for (int m = 0; m < nm; ++m)
+        c[(std::size_t(v) * nm + m) * k + e] =
+            Real(m == 0 ? mean[v] / dg::mode0_value : spread * std::abs(mean[v] + 1e-6) * unit(rng));
+  }
+  std::vector<Real> in_blocks = c, single = c;
+  const Limiter by_blocks{k, points, gamma, epsilon, check.data(), in_blocks.data()};
+  const Limiter one{k, points, gamma, epsilon, check.data(), single.data()};
+  int whole = 0, changed = 0;
+  for (int b = 0; b < blocks; ++b) {
+    const bool cleared = by_blocks.block(b * width);
+    bool any_changed = false;
+    for (int l = 0; l < width; ++l) {
+      const index_t e = b * width + l;
+      one(e);
+      for (int v = 0; v < euler::num_vars; ++v)
+        for (int m = 0; m < nm; ++m) {
+          const std::size_t i = (std::size_t(v) * nm + m) * k + e;
+          any_changed = any_changed || single[i] != c[i];
+        }
+    }
+    if (cleared) {
+      EXPECT_FALSE(any_changed) << "block " << b << " cleared as a whole, but operator() changes it";
+    }
+    whole += cleared ? 1 : 0;
+    changed += any_changed ? 1 : 0;
+  }
+  std::printf("p = %d, %s: %d of %d blocks cleared as a whole, operator() changed %d\n", P,
+              sizeof(Real) == 4 ? "float" : "double", whole, blocks, changed);
+  EXPECT_EQ(in_blocks, single);
+  EXPECT_GT(whole, blocks / 4);           // most smooth blocks skip their points
+  EXPECT_LT(whole, blocks - blocks / 8);  // the wide spreads and the floors' pressures do not
+  EXPECT_GT(changed, 0);
+}
+
+TEST(PositivityLimiter, WholeElementTestClearsOnlyWhatThePointsClear) {
+  expect_whole_element_test_within_the_points<1, double>();
+  expect_whole_element_test_within_the_points<2, double>();
+  expect_whole_element_test_within_the_points<3, double>();
+  expect_whole_element_test_within_the_points<5, double>();
+  expect_whole_element_test_within_the_points<2, float>();
+  expect_whole_element_test_within_the_points<4, float>();
+}
+
 TEST(PositivityLimiter, FloatFloorsCoverTheFluxKernelsRounding) {
   // Double Mach reflection at p = 4 in float: the projected Mach 10 shock overshoots, and the limiter pulls
   // the pressure up to its floor at some points. With a floor of exactly epsilon = 1e-10 the flux kernel's
