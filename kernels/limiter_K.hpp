@@ -408,14 +408,14 @@ struct TroubledCells {
         const Real* bn = basis_n + (nq - 1 - q) * nm;  // the neighbour runs the other way
         Real rho = Real(0), mx = Real(0), my = Real(0), rho_n = Real(0);
         for (int m = 0; m < nm; ++m) {
-          rho += c[(euler::density * nm + m) * k + e] * bo[m];
-          mx += c[(euler::momentum_x * nm + m) * k + e] * bo[m];
-          my += c[(euler::momentum_y * nm + m) * k + e] * bo[m];
-          rho_n += c[(euler::density * nm + m) * k + n] * bn[m];
+          rho = multiply_add(c[(euler::density * nm + m) * k + e], bo[m], rho);
+          mx = multiply_add(c[(euler::momentum_x * nm + m) * k + e], bo[m], mx);
+          my = multiply_add(c[(euler::momentum_y * nm + m) * k + e], bo[m], my);
+          rho_n = multiply_add(c[(euler::density * nm + m) * k + n], bn[m], rho_n);
         }
-        if (mx * nx + my * ny >= Real(0)) continue;  // outflow point
+        if (multiply_add(mx, nx, my * ny) >= Real(0)) continue;  // outflow point
         const Real w = face_weight[q] * half;
-        jump += w * (rho > rho_n ? rho - rho_n : rho_n - rho);
+        jump = multiply_add(w, rho > rho_n ? rho - rho_n : rho_n - rho, jump);
         inflow += w;
       }
     }
@@ -423,6 +423,97 @@ struct TroubledCells {
     const Real size = kxrcf_size<P>(inflow, mean, circumradius[e]);
     troubled[e] = inflow > Real(0) && jump > size ? 1 : 0;
     if (ratio != nullptr) ratio[e] = inflow > Real(0) && size > Real(0) ? double(jump) / double(size) : 0.0;
+  }
+
+  /// The CPU flags eight consecutive elements at once (backend.hpp, CpuBlock): each loop of operator() with a
+  /// loop over the eight innermost, the neighbours' coefficients and each lane's basis gathered, and an outflow
+  /// point or a missing face adding zeros instead of being skipped (adding a zero is exact), so that the inflow
+  /// test, whose outcome changes from element to element along a shock, selects rather than branches. The same
+  /// operations in the same order (the multiply-adds stated), so the flags are operator()'s bit for bit. One
+  /// element at a time this pass took nearly as long as the surface term (p = 1, vertex limiter, perf). Up to
+  /// p = 2: from p = 3 gathering each lane's basis at every point costs more than the branches did (the double
+  /// Mach reflection's limiters 1.1-1.3 times as long), and elements go one at a time. The adaptation's
+  /// indicator (ratio given) goes through operator().
+  static constexpr int block_width = 8;
+  static constexpr int cpu_block = P <= 2 ? block_width : 0;
+  void block(index_t first) const {
+    constexpr int nm = basis::num_modes(P), nq = P + 1, width = block_width;
+    if (ratio != nullptr) {
+      for (int l = 0; l < width; ++l) (*this)(first + l);
+      return;
+    }
+    const index_t k = num_elements;
+    alignas(64) Real own[3][nm][width];  // density and momenta
+    constexpr int own_vars[3] = {euler::density, euler::momentum_x, euler::momentum_y};
+    for (int v = 0; v < 3; ++v)
+      for (int m = 0; m < nm; ++m) {
+        const Real* from = c + std::size_t(own_vars[v] * nm + m) * k + first;
+        KEMPE_OMP_SIMD
+        for (int l = 0; l < width; ++l) own[v][m][l] = from[l];
+      }
+    alignas(64) Real jump[width], inflow[width];
+    for (int l = 0; l < width; ++l) jump[l] = inflow[l] = Real(0);
+    for (int part = 0; part < 6; ++part) {
+      const int j = part >> 1;
+      alignas(64) Real nx[width], ny[width], half[width], counts[width];
+      alignas(64) Real neighbour[nm][width];
+      const Real *basis_o[width], *basis_n[width];
+      bool any = false;
+      for (int l = 0; l < width; ++l) {
+        const index_t e = first + l;
+        const index_t f = (part & 1) == 0 ? element_faces[3 * e + j]
+                                          : (element_half_faces == nullptr ? no_element : element_half_faces[3 * e + j]);
+        const bool counted = f != no_element && face_right[f] != no_element;
+        any = any || counted;
+        counts[l] = counted ? Real(1) : Real(0);
+        nx[l] = ny[l] = half[l] = Real(0);
+        basis_o[l] = basis_n[l] = face_basis;
+        for (int m = 0; m < nm; ++m) neighbour[m][l] = Real(0);
+        if (!counted) continue;
+        const index_t le = face_left[f], re = face_right[f];
+        const bool own_left = le == e;
+        const index_t n = own_left ? re : le;
+        const int jo = own_left ? face_left_local[f] : face_right_local[f];
+        const int jn = own_left ? face_right_local[f] : face_left_local[f];
+        const int ho = face_left_half == nullptr ? whole_edge : (own_left ? face_left_half[f] : face_right_half[f]);
+        const int hn = face_left_half == nullptr ? whole_edge : (own_left ? face_right_half[f] : face_left_half[f]);
+        basis_o[l] = side_basis<P>(face_basis, face_half_basis, jo, ho);
+        basis_n[l] = side_basis<P>(face_basis, face_half_basis, jn, hn);
+        const Real sign = own_left ? Real(1) : Real(-1);
+        nx[l] = sign * normal_x[f], ny[l] = sign * normal_y[f], half[l] = length[f] / Real(2);
+        for (int m = 0; m < nm; ++m) neighbour[m][l] = c[std::size_t(euler::density * nm + m) * k + n];
+      }
+      if (!any) continue;
+      for (int q = 0; q < nq; ++q) {
+        alignas(64) Real bo[nm][width], bn[nm][width];
+        for (int m = 0; m < nm; ++m)
+          for (int l = 0; l < width; ++l) {
+            bo[m][l] = basis_o[l][q * nm + m];
+            bn[m][l] = basis_n[l][(nq - 1 - q) * nm + m];  // the neighbour runs the other way
+          }
+        const Real weight = face_weight[q];
+        KEMPE_OMP_SIMD
+        for (int l = 0; l < width; ++l) {
+          Real rho = Real(0), mx = Real(0), my = Real(0), rho_n = Real(0);
+          for (int m = 0; m < nm; ++m) {
+            rho = multiply_add(own[0][m][l], bo[m][l], rho);
+            mx = multiply_add(own[1][m][l], bo[m][l], mx);
+            my = multiply_add(own[2][m][l], bo[m][l], my);
+            rho_n = multiply_add(neighbour[m][l], bn[m][l], rho_n);
+          }
+          const bool into = counts[l] != Real(0) && !(multiply_add(mx, nx[l], my * ny[l]) >= Real(0));
+          const Real w = weight * half[l];
+          jump[l] = into ? multiply_add(w, rho > rho_n ? rho - rho_n : rho_n - rho, jump[l]) : jump[l];
+          inflow[l] = into ? inflow[l] + w : inflow[l];
+        }
+      }
+    }
+    for (int l = 0; l < width; ++l) {
+      const index_t e = first + l;
+      const Real mean = own[0][0][l] * Real(mode0_value);
+      const Real size = kxrcf_size<P>(inflow[l], mean, circumradius[e]);
+      troubled[e] = inflow[l] > Real(0) && jump[l] > size ? 1 : 0;
+    }
   }
 };
 

@@ -233,6 +233,66 @@ TEST(AdaptedDG, AContinuousStateHasOneTraceOnBothSidesOfHangingFaces) {
 /// The parent's polynomial at point (r, s) of child c's reference triangle, and child c's (coefficients
 /// prolongation[c] a) at the same point, agree; restriction after prolongation is the identity; the restricted
 /// cell average is the children's mean.
+/// The CPU flags troubled cells eight elements at a time (TroubledCells::block), the inflow test selected rather
+/// than branched on: the flags are operator()'s one element at a time, bit for bit, on `tables` with states that
+/// jump from element to element (so that the inflow points and the flags change from lane to lane). Returns the
+/// number of elements flagged.
+template <int P>
+index_t expect_troubled_blocks_as_single_elements(const dg::DGMesh<double>& tables, std::uint64_t seed) {
+  SCOPED_TRACE("p = " + std::to_string(P));
+  const auto& t = tables.view();
+  const dg::TriangleOperators op = dg::triangle_operators(P);
+  const int nm = op.num_modes;
+  const index_t k = tables.num_elements();
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  std::vector<double> c(std::size_t(nv) * nm * k);
+  for (index_t e = 0; e < k; ++e) {
+    double mean[nv];
+    euler::conserved(3 + 2 * unit(rng), 2 * unit(rng), 2 * unit(rng), 5 + 4 * unit(rng), gamma_air, mean);
+    const double spread = e % 3 == 0 ? 0.0 : e % 3 == 1 ? 1e-4 : 0.2;
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nm; ++m)
+        c[std::size_t(v * nm + m) * k + e] = m == 0 ? mean[v] / dg::mode0_value : spread * std::abs(mean[v]) * unit(rng);
+  }
+  // block() over every whole block (the CPU's path up to p = 2; from p = 3 it is not used, and checked all the
+  // same), forall_cpu as the solver runs it, and operator() one element at a time.
+  std::vector<std::uint8_t> blocks(k, 2), solver_path(k, 2), single(k, 2);
+  dg::TroubledCells<P, double> flags{k, t.element_faces, t.faces.left, t.faces.right, t.faces.left_local, t.faces.right_local,
+                                     t.faces.normal_x, t.faces.normal_y, t.faces.length, op.face_weight.data(), op.face_basis.data(),
+                                     t.circumradius, c.data(), blocks.data(), op.face_half_basis.data(), t.faces.left_half,
+                                     t.faces.right_half, t.element_half_faces};
+  constexpr index_t width = dg::TroubledCells<P, double>::block_width;
+  for (index_t first = 0; first + width <= k; first += width) flags.block(first);
+  for (index_t e = k / width * width; e < k; ++e) flags(e);
+  flags.troubled = solver_path.data();
+  forall_cpu(k, flags);
+  flags.troubled = single.data();
+  for (index_t e = 0; e < k; ++e) flags(e);
+  EXPECT_EQ(blocks, single);
+  EXPECT_EQ(solver_path, single);
+  return index_t(std::count(single.begin(), single.end(), std::uint8_t(1)));
+}
+
+TEST(TroubledCells, BlocksOfElementsFlagAsSingleElementsOnHangingFaces) {
+  const Mesh mesh = adapt_start(grid_mesh(8, 1.0, 0.2, 3));
+  const adapt::TriangleForest forest = hanging_forest(mesh, 23);
+  dg::DGMesh<double> adapted(Backend::cpu), start(Backend::cpu);
+  adapted.rebuild(forest);
+  start.rebuild(mesh);
+  ASSERT_NE(adapted.view().element_half_faces, nullptr);
+  ASSERT_NE(adapted.num_elements() % 8, 0) << "a last block shorter than eight, through operator()";
+  for (const dg::DGMesh<double>* tables : {&adapted, &start}) {
+    const index_t k = tables->num_elements();
+    for (const index_t flagged : {expect_troubled_blocks_as_single_elements<1>(*tables, 1),
+                                  expect_troubled_blocks_as_single_elements<2>(*tables, 2),
+                                  expect_troubled_blocks_as_single_elements<3>(*tables, 3)}) {
+      EXPECT_GT(flagged, 0);
+      EXPECT_LT(flagged, k);
+    }
+  }
+}
+
 TEST(ChildTransfer, ProlongationIsExactAndRestrictionUndoesIt) {
   for (int p = 0; p <= basis::max_order; ++p) {
     SCOPED_TRACE("p = " + std::to_string(p));
