@@ -372,7 +372,9 @@ YAML
   # SIGINT: the run writes a checkpoint and exits 130.
   "$kempe" run "$source_dir/cases/double_mach.yaml" --set mesh.size=0.05 --output "$work/signal" --quiet &
   pid=$!
-  for _ in $(seq 100); do [[ -f $work/signal/double_mach.resolved.yaml && -n $(ls "$work/signal" | grep -E '_0000.vtu|kcheck' || true) ]] && break; sleep 0.1; done
+  # Up to a minute for its first output: under ctest -j on two cores the mesh and setup can take more than ten
+  # seconds, and a SIGINT before the run loop stops the process without a checkpoint.
+  for _ in $(seq 600); do [[ -f $work/signal/double_mach.resolved.yaml && -n $(ls "$work/signal" | grep -E '_0000.vtu|kcheck' || true) ]] && break; sleep 0.1; done
   sleep 1
   kill -INT "$pid"
   wait "$pid"
