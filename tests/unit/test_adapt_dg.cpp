@@ -230,9 +230,6 @@ TEST(AdaptedDG, AContinuousStateHasOneTraceOnBothSidesOfHangingFaces) {
   check_one_trace<3>(forest);
 }
 
-/// The parent's polynomial at point (r, s) of child c's reference triangle, and child c's (coefficients
-/// prolongation[c] a) at the same point, agree; restriction after prolongation is the identity; the restricted
-/// cell average is the children's mean.
 /// The CPU flags troubled cells eight elements at a time (TroubledCells::block), the inflow test selected rather
 /// than branched on: the flags are operator()'s one element at a time, bit for bit, on `tables` with states that
 /// jump from element to element (so that the inflow points and the flags change from lane to lane). Returns the
@@ -293,6 +290,9 @@ TEST(TroubledCells, BlocksOfElementsFlagAsSingleElementsOnHangingFaces) {
   }
 }
 
+/// The parent's polynomial at point (r, s) of child c's reference triangle, and child c's (coefficients
+/// prolongation[c] a) at the same point, agree; restriction after prolongation is the identity; the restricted
+/// cell average is the children's mean.
 TEST(ChildTransfer, ProlongationIsExactAndRestrictionUndoesIt) {
   for (int p = 0; p <= basis::max_order; ++p) {
     SCOPED_TRACE("p = " + std::to_string(p));
