@@ -382,6 +382,25 @@ struct TroubledCells {
   /// the element is flagged for exceeding (adapt/indicators_K.hpp's kxrcf indicator).
   double* ratio = nullptr;
 
+  /// Face f as element e sees it: the element across it, the bases of e's side and of the neighbour's at the
+  /// face's points (the half-edge basis on a side that covers half of its edge), e's outward normal and half the
+  /// face's length (the quadrature weights' scale).
+  struct Side {
+    index_t neighbour;
+    const Real *basis_own, *basis_neighbour;
+    Real nx, ny, half;
+  };
+  KEMPE_HD Side side(index_t f, index_t e) const {
+    const bool own_left = face_left[f] == e;
+    const int jo = own_left ? face_left_local[f] : face_right_local[f];
+    const int jn = own_left ? face_right_local[f] : face_left_local[f];
+    const int ho = face_left_half == nullptr ? whole_edge : (own_left ? face_left_half[f] : face_right_half[f]);
+    const int hn = face_left_half == nullptr ? whole_edge : (own_left ? face_right_half[f] : face_left_half[f]);
+    const Real sign = own_left ? Real(1) : Real(-1);
+    return Side{own_left ? face_right[f] : face_left[f], side_basis<P>(face_basis, face_half_basis, jo, ho),
+                side_basis<P>(face_basis, face_half_basis, jn, hn), sign * normal_x[f], sign * normal_y[f], length[f] / Real(2)};
+  }
+
   KEMPE_HD void operator()(index_t e) const {
     constexpr int nm = basis::num_modes(P), nq = P + 1;
     const index_t k = num_elements;
@@ -390,22 +409,12 @@ struct TroubledCells {
       const int j = part >> 1;
       const index_t f = (part & 1) == 0 ? element_faces[3 * e + j]
                                         : (element_half_faces == nullptr ? no_element : element_half_faces[3 * e + j]);
-      if (f == no_element) continue;
-      const index_t l = face_left[f], r = face_right[f];
-      if (r == no_element) continue;
-      const bool own_left = l == e;
-      const index_t n = own_left ? r : l;
-      const int jo = own_left ? face_left_local[f] : face_right_local[f];
-      const int jn = own_left ? face_right_local[f] : face_left_local[f];
-      const int ho = face_left_half == nullptr ? whole_edge : (own_left ? face_left_half[f] : face_right_half[f]);
-      const int hn = face_left_half == nullptr ? whole_edge : (own_left ? face_right_half[f] : face_left_half[f]);
-      const Real* basis_o = side_basis<P>(face_basis, face_half_basis, jo, ho);
-      const Real* basis_n = side_basis<P>(face_basis, face_half_basis, jn, hn);
-      const Real sign = own_left ? Real(1) : Real(-1);
-      const Real nx = sign * normal_x[f], ny = sign * normal_y[f], half = length[f] / Real(2);
+      if (f == no_element || face_right[f] == no_element) continue;
+      const Side s = side(f, e);
+      const index_t n = s.neighbour;
       for (int q = 0; q < nq; ++q) {
-        const Real* bo = basis_o + q * nm;
-        const Real* bn = basis_n + (nq - 1 - q) * nm;  // the neighbour runs the other way
+        const Real* bo = s.basis_own + q * nm;
+        const Real* bn = s.basis_neighbour + (nq - 1 - q) * nm;  // the neighbour runs the other way
         Real rho = Real(0), mx = Real(0), my = Real(0), rho_n = Real(0);
         for (int m = 0; m < nm; ++m) {
           rho = multiply_add(c[(euler::density * nm + m) * k + e], bo[m], rho);
@@ -413,8 +422,8 @@ struct TroubledCells {
           my = multiply_add(c[(euler::momentum_y * nm + m) * k + e], bo[m], my);
           rho_n = multiply_add(c[(euler::density * nm + m) * k + n], bn[m], rho_n);
         }
-        if (multiply_add(mx, nx, my * ny) >= Real(0)) continue;  // outflow point
-        const Real w = face_weight[q] * half;
+        if (multiply_add(mx, s.nx, my * s.ny) >= Real(0)) continue;  // outflow point
+        const Real w = face_weight[q] * s.half;
         jump = multiply_add(w, rho > rho_n ? rho - rho_n : rho_n - rho, jump);
         inflow += w;
       }
@@ -470,18 +479,10 @@ struct TroubledCells {
         basis_o[l] = basis_n[l] = face_basis;
         for (int m = 0; m < nm; ++m) neighbour[m][l] = Real(0);
         if (!counted) continue;
-        const index_t le = face_left[f], re = face_right[f];
-        const bool own_left = le == e;
-        const index_t n = own_left ? re : le;
-        const int jo = own_left ? face_left_local[f] : face_right_local[f];
-        const int jn = own_left ? face_right_local[f] : face_left_local[f];
-        const int ho = face_left_half == nullptr ? whole_edge : (own_left ? face_left_half[f] : face_right_half[f]);
-        const int hn = face_left_half == nullptr ? whole_edge : (own_left ? face_right_half[f] : face_left_half[f]);
-        basis_o[l] = side_basis<P>(face_basis, face_half_basis, jo, ho);
-        basis_n[l] = side_basis<P>(face_basis, face_half_basis, jn, hn);
-        const Real sign = own_left ? Real(1) : Real(-1);
-        nx[l] = sign * normal_x[f], ny[l] = sign * normal_y[f], half[l] = length[f] / Real(2);
-        for (int m = 0; m < nm; ++m) neighbour[m][l] = c[std::size_t(euler::density * nm + m) * k + n];
+        const Side s = side(f, e);
+        basis_o[l] = s.basis_own, basis_n[l] = s.basis_neighbour;
+        nx[l] = s.nx, ny[l] = s.ny, half[l] = s.half;
+        for (int m = 0; m < nm; ++m) neighbour[m][l] = c[std::size_t(euler::density * nm + m) * k + s.neighbour];
       }
       if (!any) continue;
       for (int q = 0; q < nq; ++q) {
