@@ -195,9 +195,12 @@ struct Neighbors {
   index_t* neighbors;
   KEMPE_HD void operator()(index_t e) const {
     index_t* row = neighbors + std::size_t(max_neighbors) * std::size_t(e);
+    // The whole row cleared first (a loop of fixed length: a few wide stores), then the neighbours written over
+    // its head: clearing only the slots after the last neighbour, a loop of varying length, cost the 2:1 balance
+    // a fifth of its time on the CPU.
+    for (int k = 0; k < max_neighbors; ++k) row[k] = no_element;
     int k = 0;
     for_each_neighbor(f, e, [&](index_t n) { row[k++] = n; });
-    for (; k < max_neighbors; ++k) row[k] = no_element;
   }
 };
 
