@@ -42,12 +42,12 @@ struct DGTablePtrs {
   Real *half_neighbor_dx = nullptr, *half_neighbor_dy = nullptr;
   // The vertex-to-element table (CSR): vertex v's elements, ascending, are
   // vertex_elements[vertex_element_begin[v] .. vertex_element_begin[v + 1]). All three pointers below null: not
-  // built (only the vertex limiter reads it, and its sort is a quarter of the tables' time).
+  // built (only the vertex limiter reads it, and its sort is about a fifth of the tables' time).
   index_t* vertex_element_begin = nullptr;  ///< [nodes + 1]
   index_t* vertex_elements = nullptr;       ///< [elements * 3]
-  /// [elements * 3] scratch: the sort keys of the vertex-to-element table (kept by the caller, so that a rebuild
-  /// allocates nothing)
-  std::uint64_t* sort_keys = nullptr;
+  /// [elements * 3] scratch: the sort keys of the vertex-to-element table, each entry's vertex (kept by the
+  /// caller, so that a rebuild allocates nothing)
+  index_t* sort_keys = nullptr;
 };
 
 /// What the host learns of the tables built: counts only.

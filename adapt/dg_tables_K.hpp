@@ -163,21 +163,18 @@ struct BadLeaf {
   }
 };
 
-/// The sort keys of the vertex-to-element table: (vertex, element) in one 64-bit word, vertex first.
-struct VertexElementKeys {
+/// The entries of the vertex-to-element table before its sort: each leaf's three (vertex, leaf) pairs, the
+/// vertices as sort keys and the leaf as value.
+struct VertexElementEntries {
   ForestPtrs f;
-  std::uint64_t* keys;  ///< [elements][3]
+  index_t* keys;      ///< [elements][3]
+  index_t* elements;  ///< [elements][3]
   KEMPE_HD void operator()(index_t e) const {
-    for (int j = 0; j < 3; ++j)
-      keys[3 * std::size_t(e) + j] = (std::uint64_t(std::uint32_t(f.elem_vertices[3 * e + j])) << 32) | std::uint32_t(e);
+    for (int j = 0; j < 3; ++j) {
+      keys[3 * std::size_t(e) + j] = f.elem_vertices[3 * e + j];
+      elements[3 * std::size_t(e) + j] = e;
+    }
   }
-};
-
-/// After the sort: each entry's element.
-struct VertexElementValues {
-  const std::uint64_t* keys;
-  index_t* elements;
-  KEMPE_HD void operator()(index_t i) const { elements[i] = index_t(keys[i] & 0xffffffffu); }
 };
 
 /// After the sort, item i of entries + 1 writes vertex_element_begin[w] = i for the vertices w after entry i - 1's
@@ -185,10 +182,10 @@ struct VertexElementValues {
 /// Every offset is written by exactly one item: a scatter in one pass instead of a binary search per vertex.
 /// Vertices no leaf uses get empty lists.
 struct VertexElementBegin {
-  const std::uint64_t* keys;  ///< [entries] sorted
+  const index_t* keys;  ///< [entries] sorted: each entry's vertex
   index_t entries, nodes;
   index_t* begin;  ///< [nodes + 1]
-  KEMPE_HD index_t vertex(index_t i) const { return i < entries ? index_t(keys[i] >> 32) : nodes; }
+  KEMPE_HD index_t vertex(index_t i) const { return i < entries ? keys[i] : nodes; }
   KEMPE_HD void operator()(index_t i) const {
     for (index_t w = i == 0 ? 0 : vertex(i - 1) + 1; w <= vertex(i); ++w) begin[w] = i;
   }

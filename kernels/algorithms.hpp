@@ -370,11 +370,12 @@ class WorkMarks {
 #endif
 };
 
-/// Sorts keys[0, n) ascending (radix sort on the GPU for integer keys).
-template <class T>
-void sort_keys(Backend backend, T* keys, index_t n) {
+/// Sorts keys[0, n) ascending and values[0, n) with them, keeping the order of equal keys (a radix sort of
+/// integer keys on either backend).
+template <class K, class V>
+void stable_sort_by_key(Backend backend, K* keys, V* values, index_t n) {
   if (n <= 1) return;
-  with_thrust_policy(backend, [&](auto&& policy) { thrust::sort(policy, keys, keys + n); return 0; });
+  with_thrust_policy(backend, [&](auto&& policy) { thrust::stable_sort_by_key(policy, keys, keys + n, values); return 0; });
 }
 
 }  // namespace kempe

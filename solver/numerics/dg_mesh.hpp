@@ -141,7 +141,7 @@ class DGMesh {
       if (held < needed) growth += capacity(needed) - held;
       ++slot;
     });
-    if (wanted.vertex_elements) growth += 3 * ne * sizeof(std::uint64_t);
+    if (wanted.vertex_elements) growth += 3 * ne * (sizeof(index_t) + sizeof(index_t));  // the sort's keys and values again
     if (backend_ == Backend::cuda) check_fits(growth + also_needed, device_memory(), what);
     for (auto* v : {&color_begin_, &element_vertices_, &vertex_element_begin_, &vertex_elements_, &element_neighbors_,
                     &element_faces_, &face_left_, &face_right_})
@@ -179,7 +179,7 @@ class DGMesh {
       color_begin_.clear();
       throw;
     }
-    bytes_ = bytes - (wanted.vertex_elements ? 3 * ne * sizeof(std::uint64_t) : 0);  // the tables, without the sort's keys
+    bytes_ = bytes - (wanted.vertex_elements ? 3 * ne * sizeof(index_t) : 0);  // the tables, without the sort's keys
     built_ = wanted;
     View& d = view_;
     d.geometry = Geometry<Real>{t.jacobian, t.dr_dx, t.dr_dy, t.ds_dx, t.ds_dy};

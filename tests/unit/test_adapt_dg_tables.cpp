@@ -299,11 +299,9 @@ TEST(DGTables, SomePlacesOfAnOptionalTableAreRefused) {
 }
 
 TEST(DGTables, VertexListsStartWhereTheirFirstSortedEntryIs) {
-  // Sorted (vertex, element) keys of vertices 1, 3 and 6 among 8 nodes: vertices 0, 2, 4, 5 and 7 (nodes no leaf
+  // Sorted vertex keys of entries of vertices 1, 3 and 6 among 8 nodes: vertices 0, 2, 4, 5 and 7 (nodes no leaf
   // uses) get empty lists, and every offset is written once.
-  const std::vector<std::pair<index_t, index_t>> pairs = {{1, 0}, {1, 4}, {3, 0}, {3, 2}, {3, 4}, {6, 2}};
-  std::vector<std::uint64_t> keys;
-  for (const auto& [v, e] : pairs) keys.push_back((std::uint64_t(v) << 32) | std::uint32_t(e));
+  const std::vector<index_t> keys = {1, 1, 3, 3, 3, 6};
   const index_t entries = index_t(keys.size()), nodes = 8;
   std::vector<index_t> begin(nodes + 1, -7);
   forall(Backend::cpu, entries + 1, adapt::VertexElementBegin{keys.data(), entries, nodes, begin.data()});
