@@ -640,6 +640,20 @@ struct EvalSurface {
           prefetch(&rhs[vm * k + ahead]);
         }
     }
+    // The left ones ascend, but in nv * nm planes of c and of rhs each: more streams than the hardware's
+    // prefetcher follows. The next block's first and last left elements bound the lines it reads there. Side by
+    // side, one thread, six rounds (bench/results/2026-11-29-left-prefetch): eval_surface 0.80 / 0.96 / 0.96 /
+    // 0.94 times as long at p = 1 / 3 / 4 / 5, but 1.03 times at p = 2, which therefore goes without.
+    if (P != 2 && first + first_item + W < end) {
+      const index_t next = first + first_item + W, last = next + W - 1 < end ? next + W - 1 : end - 1;
+      const index_t from = integrals.fc.left[next], to = integrals.fc.left[last];
+      for (int vm = 0; vm < nv * nm; ++vm) {
+        prefetch(&integrals.c[vm * k + from]);
+        prefetch(&integrals.c[vm * k + to]);
+        prefetch(&rhs[vm * k + from]);
+        prefetch(&rhs[vm * k + to]);
+      }
+    }
     alignas(64) Real to_l[nv][nm][W], to_r[nv][nm][W];
     integrals.lanes(face, to_l, to_r);
     for (int l = 0; l < count; ++l) {
