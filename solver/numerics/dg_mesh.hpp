@@ -141,7 +141,7 @@ class DGMesh {
       if (held < needed) growth += capacity(needed) - held;
       ++slot;
     });
-    if (wanted.vertex_elements) growth += 3 * ne * (sizeof(index_t) + sizeof(index_t));  // the sort's keys and values again
+    if (wanted.vertex_elements) growth += 3 * ne * 2 * sizeof(index_t);  // the sort's temporary keys and values
     if (backend_ == Backend::cuda) check_fits(growth + also_needed, device_memory(), what);
     for (auto* v : {&color_begin_, &element_vertices_, &vertex_element_begin_, &vertex_elements_, &element_neighbors_,
                     &element_faces_, &face_left_, &face_right_})
