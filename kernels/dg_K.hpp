@@ -244,22 +244,31 @@ struct EvalVolume {
   /// acc[.][.][l] = the volume term of element first + l (CPU only): accumulate's operations in the same order for
   /// each element, so the same bits.
   void accumulate_block(index_t first, Real (&acc)[nv][nm][block_width]) const {
-    constexpr int nq = volume_points(P), width = block_width;
+    accumulate_lanes<block_width>([first](int l) { return first + l; }, acc);
+  }
+
+  /// acc[.][.][l] = the volume term of element element_of(l), W elements anywhere in the mesh (CPU only: the
+  /// colored strategy's lanes of faces take their elements' volume terms so, EvalSurface::lanes), with
+  /// accumulate_block's operations.
+  template <int W, class ElementOf>
+  void accumulate_lanes(ElementOf&& element_of, Real (&acc)[nv][nm][W]) const {
+    constexpr int nq = volume_points(P), width = W;
     const index_t k = num_elements;
     alignas(64) Real ce[nv][nm][width];
     alignas(64) Real rx[width], ry[width], sx[width], sy[width];
     for (int v = 0; v < nv; ++v)
       for (int m = 0; m < nm; ++m) {
-        const Real* from = c + std::size_t(v * nm + m) * k + first;
+        const Real* from = c + std::size_t(v * nm + m) * k;
         KEMPE_OMP_SIMD
         for (int l = 0; l < width; ++l) {
-          ce[v][m][l] = from[l];
+          ce[v][m][l] = from[element_of(l)];
           acc[v][m][l] = Real(0);
         }
       }
     KEMPE_OMP_SIMD
     for (int l = 0; l < width; ++l) {
-      rx[l] = g.dr_dx[first + l], ry[l] = g.dr_dy[first + l], sx[l] = g.ds_dx[first + l], sy[l] = g.ds_dy[first + l];
+      const index_t e = element_of(l);
+      rx[l] = g.dr_dx[e], ry[l] = g.dr_dy[e], sx[l] = g.ds_dx[e], sy[l] = g.ds_dy[e];
     }
     for (int q = 0; q < nq; ++q) {
       alignas(64) Real u[nv][width], fx[nv][width], fy[nv][width];
@@ -589,13 +598,28 @@ struct FaceIntegrals {
 inline constexpr index_t prefetch_distance = 8;
 
 /// colored and atomic: face `first + i` (of faces [first, end)) adds its contributions to both elements' rhs.
-template <int P, class Real, euler::Flux F, bool Atomic, class Boundary>
+/// WithVolume (colored, one launch per color in ascending order): each element's volume term comes with its
+/// first face instead of from EvalVolume. The pass of color `color` stores, for each of its faces' elements whose
+/// lowest face color (`first_color`, FirstFaceColor) it is, the volume term plus the face's contribution, the
+/// same sum the volume pass and the add would give; the other elements add as before. On a mesh with one face of
+/// each color per element the first color's pass thus writes every element's rhs without reading it, and no
+/// pass over the elements precedes the colors. CPU only, in lanes (the GPU keeps the volume pass).
+template <int P, class Real, euler::Flux F, bool Atomic, class Boundary, bool WithVolume = false>
 struct EvalSurface {
   index_t first, end;
   Real* rhs;
   FaceIntegrals<P, Real, F, Boundary> integrals;
+  const std::int8_t* first_color = nullptr;  ///< [elements] (WithVolume)
+  int color = 0;                             ///< of this launch's faces (WithVolume)
+
+  static_assert(!(WithVolume && Atomic), "the volume term goes with the first color's faces of the colored strategy");
+
+  EvalVolume<P, Real> volume() const {
+    return EvalVolume<P, Real>{integrals.num_elements, integrals.gamma, integrals.c, rhs, integrals.t, integrals.g};
+  }
 
   KEMPE_HD void operator()(index_t i) const {
+    static_assert(!WithVolume, "the volume term goes with the faces in the CPU's lanes only (lanes)");
     constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
     const index_t k = integrals.num_elements, f = first + i;
     // The left elements of a color's faces ascend (the orderings sort them), so the hardware prefetcher
@@ -634,11 +658,16 @@ struct EvalSurface {
     for (int l = 0; l < W; ++l) {
       const index_t f = first + first_item + W + l;
       const index_t ahead = f < end ? integrals.fc.right[f] : no_element;
-      if (ahead != no_element)
+      if (ahead != no_element) {
         for (int vm = 0; vm < nv * nm; ++vm) {
           prefetch(&integrals.c[vm * k + ahead]);
           prefetch(&rhs[vm * k + ahead]);
         }
+        if constexpr (WithVolume) {
+          prefetch(&integrals.g.dr_dx[ahead]), prefetch(&integrals.g.dr_dy[ahead]);
+          prefetch(&integrals.g.ds_dx[ahead]), prefetch(&integrals.g.ds_dy[ahead]);
+        }
+      }
     }
     // The left ones ascend, but in nv * nm planes of c and of rhs each: more streams than the hardware's
     // prefetcher follows. The next block's first and last left elements bound the lines it reads there. Side by
@@ -656,6 +685,9 @@ struct EvalSurface {
     }
     alignas(64) Real to_l[nv][nm][W], to_r[nv][nm][W];
     integrals.lanes(face, to_l, to_r);
+    if constexpr (WithVolume) {
+      if (add_volume_lanes(face, count, to_l, to_r)) return;
+    }
     for (int l = 0; l < count; ++l) {
       const index_t le = integrals.fc.left[face[l]], re = integrals.fc.right[face[l]];
       for (int v = 0; v < nv; ++v)
@@ -664,6 +696,58 @@ struct EvalSurface {
           if (re != no_element) add_to<Atomic>(&rhs[(v * nm + m) * k + re], to_r[v][m][l]);
         }
     }
+  }
+
+ private:
+  /// WithVolume: where this color is the first of any of the block's elements, their volume terms in lanes
+  /// (EvalVolume::accumulate_lanes, the volume pass's operations), and each element's rhs = its volume term + its
+  /// contribution where this is its first color, rhs += its contribution elsewhere; false, with nothing written,
+  /// where it is the first of none (the other colors' passes on a mesh with one face of each color per element).
+  template <int W>
+  bool add_volume_lanes(const index_t (&face)[W], int count, const Real (&to_l)[euler::num_vars][basis::num_modes(P)][W],
+                        const Real (&to_r)[euler::num_vars][basis::num_modes(P)][W]) const {
+    constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
+    const index_t k = integrals.num_elements;
+    index_t left[W], right[W], right_read[W];
+    bool first_l[W], first_r[W], any_l = false, any_r = false;
+    for (int l = 0; l < W; ++l) {
+      left[l] = integrals.fc.left[face[l]], right[l] = integrals.fc.right[face[l]];
+      right_read[l] = right[l] == no_element ? left[l] : right[l];
+      first_l[l] = l < count && first_color[left[l]] == color;
+      first_r[l] = l < count && right[l] != no_element && first_color[right[l]] == color;
+      any_l = any_l || first_l[l], any_r = any_r || first_r[l];
+    }
+    if (!any_l && !any_r) return false;
+    alignas(64) Real vol_l[nv][nm][W], vol_r[nv][nm][W];
+    const EvalVolume<P, Real> volume_term = volume();
+    if (any_l) volume_term.template accumulate_lanes<W>([&left](int l) { return left[l]; }, vol_l);
+    if (any_r) volume_term.template accumulate_lanes<W>([&right_read](int l) { return right_read[l]; }, vol_r);
+    for (int l = 0; l < count; ++l)
+      for (int v = 0; v < nv; ++v)
+        for (int m = 0; m < nm; ++m) {
+          Real* to = &rhs[(v * nm + m) * k + left[l]];
+          *to = first_l[l] ? vol_l[v][m][l] + to_l[v][m][l] : *to + to_l[v][m][l];
+          if (right[l] == no_element) continue;
+          to = &rhs[(v * nm + m) * k + right[l]];
+          *to = first_r[l] ? vol_r[v][m][l] + to_r[v][m][l] : *to + to_r[v][m][l];
+        }
+    return true;
+  }
+};
+
+/// first[e] = c for each element e of color c's faces [begin, end), launched for the colors in descending order:
+/// each element ends with its lowest face color, the colored pass that carries its volume term
+/// (EvalSurface's WithVolume). The faces of one color share no element, so no two items write one place.
+struct FirstFaceColor {
+  index_t begin;
+  const index_t* left;
+  const index_t* right;
+  std::int8_t color;
+  std::int8_t* first;
+  KEMPE_HD void operator()(index_t i) const {
+    const index_t f = begin + i;
+    first[left[f]] = color;
+    if (right[f] != no_element) first[right[f]] = color;
   }
 };
 

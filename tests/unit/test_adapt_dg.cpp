@@ -137,6 +137,15 @@ void check_conservation(const adapt::TriangleForest& forest) {
     dg::EulerDG<P, double, euler::Flux::roe, FixedState> solver(forest, gamma_air, stream.ghost(), named.value);
     std::vector<double> rhs(c.size());
     solver.rhs(c, 0, rhs);
+    if (named.value == dg::Strategy::colored) {
+      // From p = 3 the CPU takes each element's volume term with its lowest-colored face (EvalSurface's
+      // WithVolume), which on these meshes of 2K colors is not the first color for every element: the bits of
+      // the volume pass and the surface term apart.
+      std::vector<double> apart(c.size());
+      solver.eval_volume(c, apart);
+      solver.eval_surface(c, 0, apart);
+      EXPECT_EQ(apart, rhs) << "p = " << P;
+    }
     const std::vector<double>& jacobian = solver.mesh().jacobian();
     for (int v = 0; v < nv; ++v) {
       double total = 0, size = 0;
