@@ -260,38 +260,49 @@ struct EvalVolume {
       for (int m = 0; m < nm; ++m) {
         const Real* from = c + std::size_t(v * nm + m) * k;
         KEMPE_OMP_SIMD
-        for (int l = 0; l < width; ++l) {
-          ce[v][m][l] = from[element_of(l)];
-          acc[v][m][l] = Real(0);
-        }
+        for (int l = 0; l < width; ++l) ce[v][m][l] = from[element_of(l)];
       }
     KEMPE_OMP_SIMD
     for (int l = 0; l < width; ++l) {
       const index_t e = element_of(l);
       rx[l] = g.dr_dx[e], ry[l] = g.dr_dy[e], sx[l] = g.ds_dx[e], sy[l] = g.ds_dy[e];
     }
+    // Two phases, so that the sums run with their accumulators in registers: first every point's flux,
+    // then each mode's sum over the points (the same operations per mode and variable as accumulate, in the
+    // same order). A mode at a time read and wrote acc in memory at every point: the multiply-adds then waited
+    // on loads and stores.
+    static_assert(nv == 4, "the sums below name the four variables' accumulators");
+    alignas(64) Real fx[nq][nv][width], fy[nq][nv][width];
     for (int q = 0; q < nq; ++q) {
-      alignas(64) Real u[nv][width], fx[nv][width], fy[nv][width];
-      for (int v = 0; v < nv; ++v) {
-        KEMPE_OMP_SIMD
-        for (int l = 0; l < width; ++l) u[v][l] = Real(0);
+      alignas(64) Real u[nv][width];
+      KEMPE_OMP_SIMD
+      for (int l = 0; l < width; ++l) {
+        Real s0 = Real(0), s1 = Real(0), s2 = Real(0), s3 = Real(0);
         for (int m = 0; m < nm; ++m) {
           const Real b = t.volume_basis[q * nm + m];
-          KEMPE_OMP_SIMD
-          for (int l = 0; l < width; ++l) u[v][l] = volume_multiply_add(ce[v][m][l], b, u[v][l]);
+          s0 = volume_multiply_add(ce[0][m][l], b, s0);
+          s1 = volume_multiply_add(ce[1][m][l], b, s1);
+          s2 = volume_multiply_add(ce[2][m][l], b, s2);
+          s3 = volume_multiply_add(ce[3][m][l], b, s3);
         }
+        u[0][l] = s0, u[1][l] = s1, u[2][l] = s2, u[3][l] = s3;
       }
       KEMPE_OMP_SIMD
-      for (int l = 0; l < width; ++l) euler::physical_flux<Real, width>(&u[0][l], gamma, &fx[0][l], &fy[0][l]);
-      const Real w = t.volume_weight[q];
-      for (int m = 0; m < nm; ++m) {
-        const Real gr = t.volume_grad_r[q * nm + m], gs = t.volume_grad_s[q * nm + m];
-        KEMPE_OMP_SIMD
-        for (int l = 0; l < width; ++l) {
+      for (int l = 0; l < width; ++l) euler::physical_flux<Real, width>(&u[0][l], gamma, &fx[q][0][l], &fy[q][0][l]);
+    }
+    for (int m = 0; m < nm; ++m) {
+      KEMPE_OMP_SIMD
+      for (int l = 0; l < width; ++l) {
+        Real s0 = Real(0), s1 = Real(0), s2 = Real(0), s3 = Real(0);
+        for (int q = 0; q < nq; ++q) {
+          const Real w = t.volume_weight[q], gr = t.volume_grad_r[q * nm + m], gs = t.volume_grad_s[q * nm + m];
           const Real gx = w * (gr * rx[l] + gs * sx[l]), gy = w * (gr * ry[l] + gs * sy[l]);
-          for (int v = 0; v < nv; ++v)
-            acc[v][m][l] = volume_multiply_add(fx[v][l], gx, volume_multiply_add(fy[v][l], gy, acc[v][m][l]));
+          s0 = volume_multiply_add(fx[q][0][l], gx, volume_multiply_add(fy[q][0][l], gy, s0));
+          s1 = volume_multiply_add(fx[q][1][l], gx, volume_multiply_add(fy[q][1][l], gy, s1));
+          s2 = volume_multiply_add(fx[q][2][l], gx, volume_multiply_add(fy[q][2][l], gy, s2));
+          s3 = volume_multiply_add(fx[q][3][l], gx, volume_multiply_add(fy[q][3][l], gy, s3));
         }
+        acc[0][m][l] = s0, acc[1][m][l] = s1, acc[2][m][l] = s2, acc[3][m][l] = s3;
       }
     }
   }
@@ -480,27 +491,29 @@ struct FaceIntegrals {
           bl[q][m][l] = basis_l[l][q * nm + m];
           br[q][m][l] = basis_r[l][(nq - 1 - q) * nm + m];
         }
-    alignas(64) Real ul[nq][nv][W], ur[nq][nv][W];
-    for (int v = 0; v < nv; ++v) {
-      alignas(64) Real cl[nm][W], cr[nm][W];
+    // Each sum below runs with its accumulators in registers, one per variable and side: summed a variable at
+    // a time through arrays in memory, the multiply-adds waited on their loads and stores.
+    static_assert(nv == 4, "the sums below name the four variables' accumulators");
+    alignas(64) Real cl[nv][nm][W], cr[nv][nm][W];
+    for (int v = 0; v < nv; ++v)
       for (int m = 0; m < nm; ++m)
         for (int l = 0; l < W; ++l) {
-          cl[m][l] = c[std::size_t(v * nm + m) * k + left[l]];
-          cr[m][l] = c[std::size_t(v * nm + m) * k + right_read[l]];
+          cl[v][m][l] = c[std::size_t(v * nm + m) * k + left[l]];
+          cr[v][m][l] = c[std::size_t(v * nm + m) * k + right_read[l]];
         }
-      for (int q = 0; q < nq; ++q) {
-        alignas(64) Real sl[W], sr[W];
-        KEMPE_OMP_SIMD
-        for (int l = 0; l < W; ++l) sl[l] = sr[l] = Real(0);
+    alignas(64) Real ul[nq][nv][W], ur[nq][nv][W];
+    for (int q = 0; q < nq; ++q) {
+      KEMPE_OMP_SIMD
+      for (int l = 0; l < W; ++l) {
+        Real l0 = Real(0), l1 = Real(0), l2 = Real(0), l3 = Real(0);
+        Real r0 = Real(0), r1 = Real(0), r2 = Real(0), r3 = Real(0);
         for (int m = 0; m < nm; ++m) {
-          KEMPE_OMP_SIMD
-          for (int l = 0; l < W; ++l) {
-            sl[l] += cl[m][l] * bl[q][m][l];
-            sr[l] += cr[m][l] * br[q][m][l];
-          }
+          const Real a = bl[q][m][l], b = br[q][m][l];
+          l0 += cl[0][m][l] * a, l1 += cl[1][m][l] * a, l2 += cl[2][m][l] * a, l3 += cl[3][m][l] * a;
+          r0 += cr[0][m][l] * b, r1 += cr[1][m][l] * b, r2 += cr[2][m][l] * b, r3 += cr[3][m][l] * b;
         }
-        KEMPE_OMP_SIMD
-        for (int l = 0; l < W; ++l) ul[q][v][l] = sl[l], ur[q][v][l] = sr[l];
+        ul[q][0][l] = l0, ul[q][1][l] = l1, ul[q][2][l] = l2, ul[q][3][l] = l3;
+        ur[q][0][l] = r0, ur[q][1][l] = r1, ur[q][2][l] = r2, ur[q][3][l] = r3;
       }
     }
     if (kxrcf != nullptr) store_kxrcf_lanes(face, ul, ur);
@@ -514,36 +527,34 @@ struct FaceIntegrals {
           for (int v = 0; v < nv; ++v) ur[q][v][l] = ghost[v];
         }
       }
-    for (int v = 0; v < nv; ++v)
-      for (int m = 0; m < nm; ++m)
-        for (int l = 0; l < W; ++l) acc_l[v][m][l] = acc_r[v][m][l] = Real(0);
+    alignas(64) Real flux[nq][nv][W];  // times the point's weight
     for (int q = 0; q < nq; ++q) {
-      alignas(64) Real flux[nv][W];
       const Real w = t.face_weight[q];
       KEMPE_NO_UNROLL
       for (int l = 0; l < W; ++l) {
         Real a[nv], b[nv], out[nv];
         for (int v = 0; v < nv; ++v) a[v] = ul[q][v][l], b[v] = ur[q][v][l];
         euler::numerical_flux(F, a, b, nx[l], ny[l], gamma, out);
-        for (int v = 0; v < nv; ++v) flux[v][l] = out[v];
+        for (int v = 0; v < nv; ++v) flux[q][v][l] = w * out[v];
       }
-      for (int m = 0; m < nm; ++m)
-        for (int v = 0; v < nv; ++v) {
-          KEMPE_OMP_SIMD
-          for (int l = 0; l < W; ++l) {
-            acc_l[v][m][l] += w * flux[v][l] * bl[q][m][l];
-            acc_r[v][m][l] += w * flux[v][l] * br[q][m][l];
-          }
-        }
     }
-    for (int v = 0; v < nv; ++v)
-      for (int m = 0; m < nm; ++m) {
-        KEMPE_OMP_SIMD
-        for (int l = 0; l < W; ++l) {
-          acc_l[v][m][l] *= scale_l[l];
-          acc_r[v][m][l] *= scale_r[l];
+    for (int m = 0; m < nm; ++m) {
+      KEMPE_OMP_SIMD
+      for (int l = 0; l < W; ++l) {
+        Real l0 = Real(0), l1 = Real(0), l2 = Real(0), l3 = Real(0);
+        Real r0 = Real(0), r1 = Real(0), r2 = Real(0), r3 = Real(0);
+        for (int q = 0; q < nq; ++q) {
+          const Real a = bl[q][m][l], b = br[q][m][l];
+          const Real f0 = flux[q][0][l], f1 = flux[q][1][l], f2 = flux[q][2][l], f3 = flux[q][3][l];
+          l0 += f0 * a, l1 += f1 * a, l2 += f2 * a, l3 += f3 * a;
+          r0 += f0 * b, r1 += f1 * b, r2 += f2 * b, r3 += f3 * b;
         }
+        acc_l[0][m][l] = l0 * scale_l[l], acc_l[1][m][l] = l1 * scale_l[l];
+        acc_l[2][m][l] = l2 * scale_l[l], acc_l[3][m][l] = l3 * scale_l[l];
+        acc_r[0][m][l] = r0 * scale_r[l], acc_r[1][m][l] = r1 * scale_r[l];
+        acc_r[2][m][l] = r2 * scale_r[l], acc_r[3][m][l] = r3 * scale_r[l];
       }
+    }
   }
 
  private:
