@@ -175,8 +175,9 @@ struct EvalVolume {
   /// AVX-512 core computes the term 3.1-3.7 times as fast (docs/benchmarks.md, the volume term in SIMD lanes).
   /// From p = 3 the loops stay rolled and `omp simd` changes nothing (unrolling them by force took minutes of
   /// compile time per order), so there the CPU backend runs blocks of eight consecutive elements instead
-  /// (backend.hpp, CpuBlock): block() does accumulate's work with the lane loop innermost, which vectorizes with
-  /// the loops around it rolled. Both give accumulate's bits (the same operations, multiply-adds explicit).
+  /// (backend.hpp, CpuBlock): block() does accumulate's work with a loop over the eight lanes, which vectorizes
+  /// with the loops of the term rolled (accumulate_lanes: the sums over modes and points inside the lane loop,
+  /// their accumulators in registers). Both give accumulate's bits (the same operations, multiply-adds explicit).
   static constexpr bool cpu_simd = P <= 2;
   static constexpr int cpu_block = P <= 2 ? 0 : 8;
 
@@ -461,9 +462,9 @@ struct FaceIntegrals {
   }
 
   /// operator() for W faces at once in SIMD lanes (CPU only: EvalSurface::lanes): acc_l[.][.][l] and
-  /// acc_r[.][.][l] are face[l]'s two contributions. The same sums in the same order as operator(), each loop
-  /// with the lane loop innermost, which GCC vectorizes with the loops around it rolled (as EvalVolume's
-  /// blocks); rounding may differ from operator() where GCC contracts differently. Lanes may repeat a face.
+  /// acc_r[.][.][l] are face[l]'s two contributions. The same sums in the same order as operator(), each in a
+  /// loop over the lanes that GCC vectorizes with the sum's own loop inside (as EvalVolume's blocks); rounding
+  /// may differ from operator() where GCC contracts differently. Lanes may repeat a face.
   template <int W>
   void lanes(const index_t (&face)[W], Real (&acc_l)[nv][nm][W], Real (&acc_r)[nv][nm][W]) const {
     const index_t k = num_elements;
