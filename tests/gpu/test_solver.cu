@@ -236,6 +236,33 @@ TEST(GpuSolver, ColoredIsBitwiseReproducibleWithAndWithoutTheGraph) {
   EXPECT_TRUE(first == launched) << "the recorded graph and plain launches differ";
 }
 
+TEST(GpuSolver, ColoredFusionGivesThePassesApartBits) {
+  // The GPU's default for the colored strategy (ColoredFusion::whole: the volume term with the first color's faces,
+  // each SSP stage with the last color's) against a volume pass and a stage pass of their own, on the double Mach
+  // case with limiters: the same operations in the same order, so the same bits.
+  SKIP_WITHOUT_GPU();
+  const Mesh mesh = test::prepared(double_mach_mesh(12));
+  const test::DoubleMachBoundary groups;
+  auto run = [&](dg::ColoredFusion fusion) {
+    dg::EulerDG<2, double, euler::Flux::hllc, bc::GroupBoundary<double>> solver(mesh, gamma_air, groups.table(groups.unused),
+                                                                               dg::Strategy::colored, Backend::cuda);
+    solver.set_colored_fusion(fusion);
+    EXPECT_EQ(solver.whole_fusion(), fusion != dg::ColoredFusion::none);
+    solver.set_limiter(dg::Limiter::moment);
+    solver.set_positivity_limiter(1e-10);
+    solver.project([](double x, double y, double* u) { bc::function_state(bc::StateFunction::double_mach, x, y, 0.0, gamma_air, u); });
+    solver.advance_to(0.01, dg::Integrator::ssprk3, 0.5);
+    return solver.solution();
+  };
+  const std::vector<double> fused = run(dg::ColoredFusion::measured), apart = run(dg::ColoredFusion::none);
+  double largest = 0, difference = 0;
+  for (std::size_t i = 0; i < fused.size(); ++i) {
+    largest = std::max(largest, std::abs(apart[i]));
+    difference = std::max(difference, std::abs(fused[i] - apart[i]));
+  }
+  EXPECT_TRUE(fused == apart) << "largest difference " << difference << " of values up to " << largest;
+}
+
 TEST(GpuSolver, NonPhysicalStateStopsTheRunNamingTheElement) {
   SKIP_WITHOUT_GPU();
   const Mesh mesh = test::periodic_mesh(8, 10.0, 0.2);
