@@ -669,13 +669,13 @@ struct EvalSurface {
     if constexpr (WithVolume) {
       add_or_store_with_volume(l, to_l);
       if (r != no_element) add_or_store_with_volume(r, to_r);
-      return;
+    } else {
+      for (int v = 0; v < nv; ++v)
+        for (int m = 0; m < nm; ++m) {
+          add((v * nm + m) * k + l, to_l[v][m]);
+          if (r != no_element) add((v * nm + m) * k + r, to_r[v][m]);
+        }
     }
-    for (int v = 0; v < nv; ++v)
-      for (int m = 0; m < nm; ++m) {
-        add((v * nm + m) * k + l, to_l[v][m]);
-        if (r != no_element) add((v * nm + m) * k + r, to_r[v][m]);
-      }
   }
 
   /// The CPU backend computes faces in lanes of this many (backend.hpp, CpuLanes; FaceIntegrals::lanes): the
