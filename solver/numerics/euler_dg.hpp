@@ -41,15 +41,18 @@ namespace kempe::dg {
 
 /// How the colored strategy fuses its passes (EulerDG::set_colored_fusion).
 enum class ColoredFusion {
-  /// What each backend gains from (the default): on the CPU the volume term with each element's first face color
-  /// from p = 3 (its stages apart: applied in the last color's lanes they were no faster); on the GPU `whole`.
+  /// What each backend gains from with the default ordering (the default): on the CPU the volume term with each
+  /// element's first face color from p = 3, its stages apart (applied in the last color's lanes they were no
+  /// faster); on the GPU `none` (`whole` ran 1.18 times as long a double Mach step with color_renumber,
+  /// docs/benchmarks.md).
   measured,
-  /// A volume pass, one pass per color, and each Runge-Kutta stage in a pass of its own (to measure the others
-  /// against).
+  /// A volume pass, one pass per color, and each Runge-Kutta stage in a pass of its own.
   none,
   /// Where every element has one face of each color (DGMesh::every_color_once; else as `none`): the volume term
   /// with the first color's faces, which store the right-hand side, and each SSP stage with the last color's,
-  /// which complete it (EvalSurface's WithVolume and ApplyStage), so that no pass over the elements remains.
+  /// which complete it (EvalSurface's WithVolume and ApplyStage), so that no pass over the elements remains. On the
+  /// GPU 0.97 times as long a double Mach step as `none` with the rcm and hilbert orderings, 1.18-1.28 times with
+  /// color_renumber and as read, where the last color's elements are scattered and its stage writes them there.
   whole,
 };
 
@@ -420,14 +423,14 @@ class EulerDG {
   bool volume_with_faces() const { return whole_fusion() || !first_of_some_.empty(); }
 
   /// Whether the colored strategy runs with its volume term in the first color's pass and (with fused stages) each
-  /// SSP stage in the last color's (ColoredFusion::whole): asked for, or the GPU's default, on a mesh where every
-  /// element has one face of each color.
+  /// SSP stage in the last color's (ColoredFusion::whole, asked for, on a mesh where every element has one face of
+  /// each color).
   bool whole_fusion() const {
-    return strategy_ == Strategy::colored && mesh_.every_color_once() &&
-           (colored_fusion_ == ColoredFusion::whole || (colored_fusion_ == ColoredFusion::measured && backend_ == Backend::cuda));
+    return strategy_ == Strategy::colored && colored_fusion_ == ColoredFusion::whole && mesh_.every_color_once();
   }
 
-  /// How the colored strategy fuses its passes (ColoredFusion; the default `measured`). The same bits either way.
+  /// How the colored strategy fuses its passes (ColoredFusion; the default `measured`). The same bits either way on
+  /// the CPU; on the GPU the fused kernels round a few results differently (nvcc contracts other multiply-adds).
   void set_colored_fusion(ColoredFusion fusion) {
     colored_fusion_ = fusion;
     set_first_colors();
@@ -809,7 +812,7 @@ class EulerDG {
 
   /// Whether an SSP stage is applied in the right-hand side's pass where it can be (the default, less memory
   /// traffic: the elementwise strategy's one pass, the same values up to rounding; the colored strategy's last
-  /// color under ColoredFusion::whole, the same bits) or the right-hand side is evaluated and the stage applied in
+  /// color under ColoredFusion::whole) or the right-hand side is evaluated and the stage applied in
   /// two passes (to measure the difference). No effect on the other strategies.
   void set_fused_stages(bool on) {
     fused_stages_ = on;

@@ -48,8 +48,11 @@ Difference difference(const std::vector<Real>& gpu, const std::vector<Real>& cpu
 /// Runs one solver set-up on both backends to `end` (SSP-RK3, CFL 0.5) and compares: same step count, same
 /// time, coefficients within `tolerance`. With `spread_seeds` > 0 the scheme's switches amplify roundings (the
 /// bounds of SubcellBoundedBlend: Zalesak's shares chosen by the sign of a density flux, the prelimiting, the
-/// bounded elements' flags): the CPU also runs from starts perturbed by a few roundings (seeds 1 to
-/// spread_seeds), and the GPU must lie within 10 times the farthest of those from the CPU's unperturbed run.
+/// bounded elements' flags): the CPU also runs with the start and every step's result perturbed by a few
+/// roundings (seeds 1 to spread_seeds), as the GPU's own roundings differ at every step, and the GPU must lie
+/// within 10 times the farthest of those runs from the CPU's unperturbed one. (Perturbing the start alone gave
+/// a spread that hangs on whether a seed flips a switch: at p = 1 from 3.6e-6 to 1.7e-4 with the same seeds
+/// under two compilers' roundings.)
 template <int P, class Real, class Boundary, class Setup, class State>
 void expect_gpu_matches_cpu(const Mesh& mesh, const Boundary& boundary, dg::Strategy strategy, Setup&& setup,
                             State&& initial, double end, double tolerance, const std::string& what, int spread_seeds = 0) {
@@ -71,12 +74,18 @@ void expect_gpu_matches_cpu(const Mesh& mesh, const Boundary& boundary, dg::Stra
     Solver perturbed(mesh, Real(gamma_air), boundary, strategy, Backend::cpu);
     setup(perturbed);
     perturbed.project(initial);
-    std::vector<Real> c = perturbed.solution();
     std::mt19937 rng(static_cast<unsigned>(seed));
     std::uniform_real_distribution<double> r(-4 * double(std::numeric_limits<Real>::epsilon()), 4 * double(std::numeric_limits<Real>::epsilon()));
-    for (Real& value : c) value *= Real(1 + r(rng));
-    perturbed.set_solution(c);
-    perturbed.advance_to(Real(end), dg::Integrator::ssprk3, 0.5);
+    auto perturb = [&] {
+      std::vector<Real> c = perturbed.solution();
+      for (Real& value : c) value *= Real(1 + r(rng));
+      perturbed.set_solution(c);
+    };
+    perturb();
+    while (perturbed.time() < Real(end)) {
+      perturbed.advance_to(Real(end), dg::Integrator::ssprk3, 0.5, Real(0), 1);
+      perturb();
+    }
     const Difference d = difference(perturbed.solution(), cpu.solution());
     spread.normwise = std::max(spread.normwise, d.normwise), spread.largest = std::max(spread.largest, d.largest);
   }
@@ -186,8 +195,8 @@ TEST(GpuSolver, BoundedSubcellBlendingMatchesCpu) {
   SKIP_WITHOUT_GPU();
   // Bounds on the subcell averages (SubcellBoundedBlend): its two passes, Zalesak's limiter and the indicator on
   // density times pressure (p = 1) or pressure alone (p >= 2), on both sides in double. Its switches take a few
-  // roundings to differences of 1e-6 to 3e-4 in 47-112 steps (the CPU against itself from a perturbed start), so
-  // the GPU is held to the CPU's own spread over four perturbed starts.
+  // roundings to differences of 2e-5 to 3e-4 in 47-112 steps (the CPU against itself with every step perturbed),
+  // so the GPU is held to the CPU's own spread over four perturbed runs.
   const SodBox box;
   const Mesh& mesh = box.mesh;
   const bc::GroupBoundary<double>& boundary = box.boundary;
@@ -236,10 +245,11 @@ TEST(GpuSolver, ColoredIsBitwiseReproducibleWithAndWithoutTheGraph) {
   EXPECT_TRUE(first == launched) << "the recorded graph and plain launches differ";
 }
 
-TEST(GpuSolver, ColoredFusionGivesThePassesApartBits) {
-  // The GPU's default for the colored strategy (ColoredFusion::whole: the volume term with the first color's faces,
-  // each SSP stage with the last color's) against a volume pass and a stage pass of their own, on the double Mach
-  // case with limiters: the same operations in the same order, so the same bits.
+TEST(GpuSolver, ColoredFusionMatchesThePassesApart) {
+  // The colored strategy with its volume term in the first color's pass and each SSP stage in the last color's
+  // (ColoredFusion::whole) against passes of their own, on the double Mach case with limiters: the same operations
+  // in the same order, which nvcc contracts into multiply-adds a little differently in the fused kernels (on an
+  // H200: 4.5e-13 at most, on values up to 1.2e3).
   SKIP_WITHOUT_GPU();
   const Mesh mesh = test::prepared(double_mach_mesh(12));
   const test::DoubleMachBoundary groups;
@@ -247,20 +257,19 @@ TEST(GpuSolver, ColoredFusionGivesThePassesApartBits) {
     dg::EulerDG<2, double, euler::Flux::hllc, bc::GroupBoundary<double>> solver(mesh, gamma_air, groups.table(groups.unused),
                                                                                dg::Strategy::colored, Backend::cuda);
     solver.set_colored_fusion(fusion);
-    EXPECT_EQ(solver.whole_fusion(), fusion != dg::ColoredFusion::none);
+    EXPECT_EQ(solver.whole_fusion(), fusion == dg::ColoredFusion::whole);
     solver.set_limiter(dg::Limiter::moment);
     solver.set_positivity_limiter(1e-10);
     solver.project([](double x, double y, double* u) { bc::function_state(bc::StateFunction::double_mach, x, y, 0.0, gamma_air, u); });
     solver.advance_to(0.01, dg::Integrator::ssprk3, 0.5);
     return solver.solution();
   };
-  const std::vector<double> fused = run(dg::ColoredFusion::measured), apart = run(dg::ColoredFusion::none);
-  double largest = 0, difference = 0;
-  for (std::size_t i = 0; i < fused.size(); ++i) {
-    largest = std::max(largest, std::abs(apart[i]));
-    difference = std::max(difference, std::abs(fused[i] - apart[i]));
-  }
-  EXPECT_TRUE(fused == apart) << "largest difference " << difference << " of values up to " << largest;
+  const std::vector<double> fused = run(dg::ColoredFusion::whole), apart = run(dg::ColoredFusion::measured);
+  const Difference d = difference(fused, apart);
+  std::printf("double Mach p = 2, colored fused whole against passes apart: relative difference %.2e (largest of one coefficient %.2e)\n",
+              d.normwise, d.largest);
+  EXPECT_LT(d.normwise, 1e-13);
+  EXPECT_LT(d.largest, 1e-11);
 }
 
 TEST(GpuSolver, NonPhysicalStateStopsTheRunNamingTheElement) {
