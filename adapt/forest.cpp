@@ -445,7 +445,9 @@ TriangleForest::TriangleForest(const Mesh& start, Backend backend, int max_level
   spare_ = std::make_shared<Arrays>();
   faces_now_ = std::make_shared<FaceArrays>();
   work_ = std::make_shared<Workspace>();
-  work_->totals = RawArray<std::int64_t>(backend, total_slots, "adaptation totals");
+  // Zeroed: each phase reads its slots in one copy, which spans slots it leaves unwritten (compute-sanitizer
+  // initcheck).
+  work_->totals = RawArray<std::int64_t>(backend, std::vector<std::int64_t>(total_slots, 0), "adaptation totals");
   Arrays& a = *arrays_;
   a.x = RawArray<double>(backend, x, "adapted mesh x"), a.y = RawArray<double>(backend, y, "adapted mesh y");
   a.z = RawArray<double>(backend, z, "adapted mesh z"), a.node_edge = RawArray<index_t>(backend, node_edge, "adapted mesh node edges");
