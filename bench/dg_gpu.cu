@@ -9,14 +9,15 @@
 //  4. every race strategy at p = 1, 2 on the largest grid; the full grid on the double Mach case: four race
 //     strategies x four orderings (fewer steps), with the step graph on and off;
 //  5. Table 7: the device memory each strategy holds, from the allocations and from cudaMemGetInfo;
-//  6. the elementwise rhs pass compiled for 1-4 resident blocks per multiprocessor (registers, spills, time).
-// Usage: kempe_bench_gpu [all|throughput|strategies|occupancy|dmr] [SIZES...]. SIZES: N of the throughput grids,
+//  6. the elementwise rhs pass compiled for 1-4 resident blocks per multiprocessor (registers, spills, time);
+//  7. (faces) the colored face passes of Table 10's case compiled likewise.
+// Usage: kempe_bench_gpu [all|throughput|strategies|occupancy|dmr|faces] [SIZES...]. SIZES: N of the throughput grids,
 // default 224 708 1415 (100k, 1M and 4M triangles); strategies and occupancy use the last. Times are medians of
 // CUDA-event timings after a warm-up.
-// `kempe_bench_gpu profile ORDERING STRATEGY [STEPS [apart]]` runs Table 10's double Mach case (as `dmr`, kempe
+// `kempe_bench_gpu profile ORDERING STRATEGY [STEPS [whole]]` runs Table 10's double Mach case (as `dmr`, kempe
 // colors) for STEPS steps (default 10) with plain launches between cudaProfilerStart and cudaProfilerStop, for a
 // profiler started with profiling off (bench/gpu_step_profile.sh: where each microsecond of a step goes);
-// `apart`: the colored strategy with a volume pass and a stage pass of their own (ColoredFusion::none).
+// `whole`: the colored strategy with its volume term and stages in its first and last colors' passes.
 #include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
@@ -110,7 +111,7 @@ void throughput_row(const Mesh& mesh, double bandwidth, dg::Strategy strategy = 
               sizeof(Real) == 8 ? "double" : "float",
               (std::string(dg::strategies[int(strategy)].name) +
                (strategy == dg::Strategy::elementwise && !fused_stages ? " (update apart)" : "") +
-               (strategy == dg::Strategy::colored && fusion == dg::ColoredFusion::none ? " (passes apart)" : ""))
+               (strategy == dg::Strategy::colored && fusion == dg::ColoredFusion::whole ? " (fused whole)" : ""))
                   .c_str(),
               dofs / stage,
               volume * 1e3, surface * 1e3, rhs * 1e3, stage * 1e3, bytes / stage / 1e9, bytes / stage / bandwidth,
@@ -142,11 +143,11 @@ void strategies(const std::vector<int>& sizes, double bandwidth) {
       throughput_row<2, double>(mesh, bandwidth, s.value);
     }
     // elementwise with its stage update as a separate pass: what applying it in the rhs pass saves; colored
-    // with a volume pass and a stage pass (ColoredFusion::none): what the first and last colors' fusion saves
+    // with the volume term in its first color and the stage in its last (ColoredFusion::whole)
     throughput_row<1, double>(mesh, bandwidth, dg::Strategy::elementwise, /*fused_stages=*/false);
     throughput_row<2, double>(mesh, bandwidth, dg::Strategy::elementwise, /*fused_stages=*/false);
-    throughput_row<1, double>(mesh, bandwidth, dg::Strategy::colored, true, dg::ColoredFusion::none);
-    throughput_row<2, double>(mesh, bandwidth, dg::Strategy::colored, true, dg::ColoredFusion::none);
+    throughput_row<1, double>(mesh, bandwidth, dg::Strategy::colored, true, dg::ColoredFusion::whole);
+    throughput_row<2, double>(mesh, bandwidth, dg::Strategy::colored, true, dg::ColoredFusion::whole);
     for (const auto& s : dg::strategies) {
       throughput_row<1, float>(mesh, bandwidth, s.value);
       throughput_row<2, float>(mesh, bandwidth, s.value);
@@ -233,6 +234,49 @@ double dmr_seconds_per_step(const Mesh& mesh, dg::Strategy strategy, int steps, 
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / steps;
 }
 
+/// One launch of one color's faces of Table 10's case (p = 1, HLL, the double Mach boundary groups) compiled for
+/// a launch shape: ms (registers per thread, bytes spilled).
+template <int Threads, int Blocks, class Pass>
+void face_shape_cell(const Pass& pass, index_t n) {
+  using Shaped = WithLaunchShape<Pass, Threads, Blocks>;
+  cudaFuncAttributes attributes{};
+  check(cudaFuncGetAttributes(&attributes, detail::forall_kernel<Shaped>), "cudaFuncGetAttributes");
+  const double seconds = median_seconds(20, [&] { forall(Backend::cuda, n, Shaped{pass}); });
+  std::printf(" %.1f (%d, %zu) |", seconds * 1e6, attributes.numRegs, attributes.localSizeBytes);
+}
+
+/// The colored strategy's face passes on Table 10's case by launch shape: each color's launch (us) with the
+/// kernel compiled for 128 threads and 1-4 blocks per multiprocessor, and 256 x 2; the registers it may use
+/// shrink with the blocks it must fit, which raises the occupancy the face passes lack (16-18 % at 1 block).
+void face_shapes(int ny) {
+  const Mesh raw = double_mach_mesh(ny, 7);
+  std::printf("\n### The colored face passes by launch shape (Table 10's case, p = 1, HLL, %d triangles): us per launch "
+              "(registers per thread, bytes spilled)\n\n", int(raw.num_elements()));
+  std::printf("| ordering | color | faces | 128 x 1 | 128 x 2 | 128 x 3 | 128 x 4 | 256 x 2 |\n|---|---|---|---|---|---|---|---|\n");
+  for (const char* ordering : {"color_renumber", "hilbert"}) {
+    const Mesh mesh = colored_mesh(raw, "kempe", ordering);
+    const test::DoubleMachBoundary groups;
+    DmrSolver solver(mesh, test::gamma_air, groups.table(groups.unused), dg::Strategy::colored, Backend::cuda);
+    solver.project([](double x, double y, double* u) { bc::function_state(bc::StateFunction::double_mach, x, y, 0.0, test::gamma_air, u); });
+    Buffer<double> out(Backend::cuda, solver.solution_buffer().size(), "benchmark rhs");
+    Buffer<double> clock(Backend::cuda, std::vector<double>(dg::clock_size, 0.0), "benchmark clock");
+    const auto integrals = solver.face_integrals(solver.solution_buffer().data(), clock.data(), 0.0);
+    const std::vector<index_t>& begin = solver.mesh().color_begin();
+    for (std::size_t color = 0; color + 1 < begin.size(); ++color) {
+      using Pass = dg::EvalSurface<1, double, euler::Flux::hll, false, bc::GroupBoundary<double>>;
+      const Pass pass{begin[color], begin[color + 1], out.data(), integrals};
+      const index_t n = begin[color + 1] - begin[color];
+      std::printf("| %s | %zu | %d |", ordering, color + 1, int(n));
+      face_shape_cell<128, 1>(pass, n);
+      face_shape_cell<128, 2>(pass, n);
+      face_shape_cell<128, 3>(pass, n);
+      face_shape_cell<128, 4>(pass, n);
+      face_shape_cell<256, 2>(pass, n);
+      std::printf("\n");
+    }
+  }
+}
+
 void double_mach(int ny) {
   // Triangles numbered at random, as an unstructured generator's numbering (greedy then needs 5 colors).
   const Mesh raw = double_mach_mesh(ny, 7);
@@ -259,12 +303,12 @@ void double_mach(int ny) {
                   1e3 * dmr_seconds_per_step(mesh, s.value, 200, false));
     std::printf("\n");
   }
-  // The colored strategy with a volume pass and a stage pass of their own: what the first and last colors'
-  // fusion (ColoredFusion::whole, the GPU's default) saves.
-  std::printf("| colored (passes apart) |");
+  // The colored strategy with the volume term in its first color's pass and each stage in its last color's
+  // (ColoredFusion::whole) instead of passes of their own.
+  std::printf("| colored (fused whole) |");
   for (const Mesh& mesh : meshes)
-    std::printf(" %.3f / %.3f |", 1e3 * dmr_seconds_per_step(mesh, dg::Strategy::colored, 200, true, nullptr, nullptr, dg::ColoredFusion::none),
-                1e3 * dmr_seconds_per_step(mesh, dg::Strategy::colored, 200, false, nullptr, nullptr, dg::ColoredFusion::none));
+    std::printf(" %.3f / %.3f |", 1e3 * dmr_seconds_per_step(mesh, dg::Strategy::colored, 200, true, nullptr, nullptr, dg::ColoredFusion::whole),
+                1e3 * dmr_seconds_per_step(mesh, dg::Strategy::colored, 200, false, nullptr, nullptr, dg::ColoredFusion::whole));
   std::printf("\n");
 
   std::printf("\n### Table 7 on this GPU: device memory of the double Mach solver (p = 1, %d triangles)\n\n", int(raw.num_elements()));
@@ -280,12 +324,12 @@ void double_mach(int ny) {
 
 /// Table 10's double Mach case with one ordering and strategy, STEPS steps with plain launches (one kernel per
 /// launch, as a profiler lists them) between cudaProfilerStart and cudaProfilerStop, after the warm-up.
-void profile_steps(const char* ordering, const char* strategy, int steps, bool apart) {
+void profile_steps(const char* ordering, const char* strategy, int steps, bool whole) {
   const Mesh mesh = colored_mesh(double_mach_mesh(280, 7), "kempe", ordering);
   const test::DoubleMachBoundary groups;
   DmrSolver solver(mesh, test::gamma_air, groups.table(groups.unused), dg::strategy_from_name(strategy), Backend::cuda);
   solver.set_graphs(false);
-  solver.set_colored_fusion(apart ? dg::ColoredFusion::none : dg::ColoredFusion::measured);
+  solver.set_colored_fusion(whole ? dg::ColoredFusion::whole : dg::ColoredFusion::measured);
   solver.set_limiter(dg::Limiter::vertex);
   solver.set_positivity_limiter(1e-10);
   solver.project([](double x, double y, double* u) { bc::function_state(bc::StateFunction::double_mach, x, y, 0.0, test::gamma_air, u); });
@@ -298,7 +342,7 @@ void profile_steps(const char* ordering, const char* strategy, int steps, bool a
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   check(cudaProfilerStop(), "cudaProfilerStop");
   std::printf("profile: %s, %s%s, %d triangles, %zu colors, %d steps, %.3f ms per step (under the profiler if one runs)\n",
-              ordering, strategy, apart ? " (passes apart)" : "", int(mesh.num_elements()), mesh.color_begin.size() - 1, steps,
+              ordering, strategy, whole ? " (fused whole)" : "", int(mesh.num_elements()), mesh.color_begin.size() - 1, steps,
               1e3 * seconds / steps);
 }
 
@@ -308,12 +352,12 @@ int main(int argc, char** argv) {
   try {
     const std::string what = argc > 1 ? argv[1] : "all";
     if (what == "profile") {
-      if (argc < 4) throw std::invalid_argument("usage: kempe_bench_gpu profile ORDERING STRATEGY [STEPS [apart]]");
+      if (argc < 4) throw std::invalid_argument("usage: kempe_bench_gpu profile ORDERING STRATEGY [STEPS [whole]]");
       if (cuda_device_count() == 0) {
         std::printf("kempe_bench_gpu: no CUDA device on this machine\n");
         return 0;
       }
-      profile_steps(argv[2], argv[3], argc > 4 ? std::atoi(argv[4]) : 10, argc > 5 && std::string(argv[5]) == "apart");
+      profile_steps(argv[2], argv[3], argc > 4 ? std::atoi(argv[4]) : 10, argc > 5 && std::string(argv[5]) == "whole");
       return 0;
     }
     std::vector<int> sizes;
@@ -331,6 +375,7 @@ int main(int argc, char** argv) {
     if (what == "all" || what == "strategies") strategies({sizes.back()}, bandwidth);
     if (what == "all" || what == "occupancy") occupancy(sizes);
     if (what == "all" || what == "dmr") double_mach(280);
+    if (what == "all" || what == "faces") face_shapes(280);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kempe_bench_gpu: %s\n", e.what());
     return 1;

@@ -8,9 +8,11 @@ import sys
 
 
 def short_name(name):
-    """The functor a forall launch runs (kempe::detail::forall_kernel<kempe::dg::EvalSurface<...>>), else the
-    kernel's own name (CUB's DeviceReduceKernel, ...)."""
-    m = re.search(r"forall_kernel<\s*(?:const\s+)?((?:\w+::)*)(\w+)", name)
+    """The functor a forall launch runs (kempe::detail::forall_kernel<kempe::dg::EvalSurface<...>>, or F of
+    StopGuard<Real, F>), else the kernel's own name (CUB's DeviceReduceKernel, ...)."""
+    # A launch inside a step goes through StopGuard<Real, F>: name F.
+    m = re.search(r"StopGuard<\s*\w+\s*,\s*((?:\w+::)*)(\w+)", name) or re.search(
+        r"forall_kernel<\s*(?:const\s+)?((?:\w+::)*)(\w+)", name)
     if m:
         return m.group(2)
     m = re.search(r"(\w+)\s*(?:<|\()", name.replace("void ", "", 1))
