@@ -14,10 +14,9 @@
 // Usage: kempe_bench_gpu [all|throughput|strategies|occupancy|dmr|faces] [SIZES...]. SIZES: N of the throughput grids,
 // default 224 708 1415 (100k, 1M and 4M triangles); strategies and occupancy use the last. Times are medians of
 // CUDA-event timings after a warm-up.
-// `kempe_bench_gpu profile ORDERING STRATEGY [STEPS [whole]]` runs Table 10's double Mach case (as `dmr`, kempe
-// colors) for STEPS steps (default 10) with plain launches between cudaProfilerStart and cudaProfilerStop, for a
-// profiler started with profiling off (bench/gpu_step_profile.sh: where each microsecond of a step goes);
-// `whole`: the colored strategy with its volume term and stages in its first and last colors' passes.
+// `kempe_bench_gpu profile ORDERING STRATEGY [STEPS]` runs Table 10's double Mach case (as `dmr`, kempe colors)
+// for STEPS steps (default 10) with plain launches between cudaProfilerStart and cudaProfilerStop, for a
+// profiler started with profiling off (bench/gpu_step_profile.sh: where each microsecond of a step goes).
 #include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
@@ -90,10 +89,9 @@ void smooth_flow(double x, double y, double* u) {
 
 template <int P, class Real>
 void throughput_row(const Mesh& mesh, double bandwidth, dg::Strategy strategy = dg::Strategy::colored,
-                    bool fused_stages = true, dg::ColoredFusion fusion = dg::ColoredFusion::measured) {
+                    bool fused_stages = true) {
   dg::EulerDG<P, Real, euler::Flux::rusanov, FreeStream> solver(mesh, Real(1.4), FreeStream{}, strategy, Backend::cuda);
   solver.set_fused_stages(fused_stages);
-  solver.set_colored_fusion(fusion);
   solver.project(smooth_flow);
   Buffer<Real> out(Backend::cuda, solver.solution_buffer().size(), "benchmark rhs");
   Buffer<Real> clock(Backend::cuda, std::vector<Real>{Real(0), Real(0), Real(0)}, "benchmark clock");
@@ -110,8 +108,7 @@ void throughput_row(const Mesh& mesh, double bandwidth, dg::Strategy strategy = 
   std::printf("| %.2fM | %d | %s | %s | %.3g | %.3f | %.3f | %.3f | %.3f | %.0f | %.2f | %.2f |\n", k / 1e6, P,
               sizeof(Real) == 8 ? "double" : "float",
               (std::string(dg::strategies[int(strategy)].name) +
-               (strategy == dg::Strategy::elementwise && !fused_stages ? " (update apart)" : "") +
-               (strategy == dg::Strategy::colored && fusion == dg::ColoredFusion::whole ? " (fused whole)" : ""))
+               (strategy == dg::Strategy::elementwise && !fused_stages ? " (update apart)" : ""))
                   .c_str(),
               dofs / stage,
               volume * 1e3, surface * 1e3, rhs * 1e3, stage * 1e3, bytes / stage / 1e9, bytes / stage / bandwidth,
@@ -142,12 +139,9 @@ void strategies(const std::vector<int>& sizes, double bandwidth) {
       throughput_row<1, double>(mesh, bandwidth, s.value);
       throughput_row<2, double>(mesh, bandwidth, s.value);
     }
-    // elementwise with its stage update as a separate pass: what applying it in the rhs pass saves; colored
-    // with the volume term in its first color and the stage in its last (ColoredFusion::whole)
+    // elementwise with its stage update as a separate pass: what applying it in the rhs pass saves
     throughput_row<1, double>(mesh, bandwidth, dg::Strategy::elementwise, /*fused_stages=*/false);
     throughput_row<2, double>(mesh, bandwidth, dg::Strategy::elementwise, /*fused_stages=*/false);
-    throughput_row<1, double>(mesh, bandwidth, dg::Strategy::colored, true, dg::ColoredFusion::whole);
-    throughput_row<2, double>(mesh, bandwidth, dg::Strategy::colored, true, dg::ColoredFusion::whole);
     for (const auto& s : dg::strategies) {
       throughput_row<1, float>(mesh, bandwidth, s.value);
       throughput_row<2, float>(mesh, bandwidth, s.value);
@@ -214,13 +208,11 @@ using DmrSolver = dg::EulerDG<1, double, euler::Flux::hll, bc::GroupBoundary<dou
 /// Seconds per step of a double Mach run from t = 0 (vertex and positivity limiters, CFL 0.5).
 /// With `use` and `driver_bytes`: what the solver holds by its allocations, and by cudaMemGetInfo.
 double dmr_seconds_per_step(const Mesh& mesh, dg::Strategy strategy, int steps, bool graphs,
-                            DmrSolver::MemoryUse* use = nullptr, std::size_t* driver_bytes = nullptr,
-                            dg::ColoredFusion fusion = dg::ColoredFusion::measured) {
+                            DmrSolver::MemoryUse* use = nullptr, std::size_t* driver_bytes = nullptr) {
   const test::DoubleMachBoundary groups;
   const std::size_t free_before = device_memory().free_bytes;
   DmrSolver solver(mesh, test::gamma_air, groups.table(groups.unused), strategy, Backend::cuda);
   solver.set_graphs(graphs);
-  solver.set_colored_fusion(fusion);
   solver.set_limiter(dg::Limiter::vertex);
   solver.set_positivity_limiter(1e-10);
   if (use) *use = solver.memory_use();
@@ -303,13 +295,6 @@ void double_mach(int ny) {
                   1e3 * dmr_seconds_per_step(mesh, s.value, 200, false));
     std::printf("\n");
   }
-  // The colored strategy with the volume term in its first color's pass and each stage in its last color's
-  // (ColoredFusion::whole) instead of passes of their own.
-  std::printf("| colored (fused whole) |");
-  for (const Mesh& mesh : meshes)
-    std::printf(" %.3f / %.3f |", 1e3 * dmr_seconds_per_step(mesh, dg::Strategy::colored, 200, true, nullptr, nullptr, dg::ColoredFusion::whole),
-                1e3 * dmr_seconds_per_step(mesh, dg::Strategy::colored, 200, false, nullptr, nullptr, dg::ColoredFusion::whole));
-  std::printf("\n");
 
   std::printf("\n### Table 7 on this GPU: device memory of the double Mach solver (p = 1, %d triangles)\n\n", int(raw.num_elements()));
   std::printf("| strategy | solver allocations MiB | driver (cudaMemGetInfo) MiB | strategy buffers MiB |\n|---|---|---|---|\n");
@@ -324,12 +309,11 @@ void double_mach(int ny) {
 
 /// Table 10's double Mach case with one ordering and strategy, STEPS steps with plain launches (one kernel per
 /// launch, as a profiler lists them) between cudaProfilerStart and cudaProfilerStop, after the warm-up.
-void profile_steps(const char* ordering, const char* strategy, int steps, bool whole) {
+void profile_steps(const char* ordering, const char* strategy, int steps) {
   const Mesh mesh = colored_mesh(double_mach_mesh(280, 7), "kempe", ordering);
   const test::DoubleMachBoundary groups;
   DmrSolver solver(mesh, test::gamma_air, groups.table(groups.unused), dg::strategy_from_name(strategy), Backend::cuda);
   solver.set_graphs(false);
-  solver.set_colored_fusion(whole ? dg::ColoredFusion::whole : dg::ColoredFusion::measured);
   solver.set_limiter(dg::Limiter::vertex);
   solver.set_positivity_limiter(1e-10);
   solver.project([](double x, double y, double* u) { bc::function_state(bc::StateFunction::double_mach, x, y, 0.0, test::gamma_air, u); });
@@ -341,9 +325,8 @@ void profile_steps(const char* ordering, const char* strategy, int steps, bool w
   device_synchronize("the profiled steps");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   check(cudaProfilerStop(), "cudaProfilerStop");
-  std::printf("profile: %s, %s%s, %d triangles, %zu colors, %d steps, %.3f ms per step (under the profiler if one runs)\n",
-              ordering, strategy, whole ? " (fused whole)" : "", int(mesh.num_elements()), mesh.color_begin.size() - 1, steps,
-              1e3 * seconds / steps);
+  std::printf("profile: %s, %s, %d triangles, %zu colors, %d steps, %.3f ms per step (under the profiler if one runs)\n",
+              ordering, strategy, int(mesh.num_elements()), mesh.color_begin.size() - 1, steps, 1e3 * seconds / steps);
 }
 
 }  // namespace
@@ -352,12 +335,12 @@ int main(int argc, char** argv) {
   try {
     const std::string what = argc > 1 ? argv[1] : "all";
     if (what == "profile") {
-      if (argc < 4) throw std::invalid_argument("usage: kempe_bench_gpu profile ORDERING STRATEGY [STEPS [whole]]");
+      if (argc < 4) throw std::invalid_argument("usage: kempe_bench_gpu profile ORDERING STRATEGY [STEPS]");
       if (cuda_device_count() == 0) {
         std::printf("kempe_bench_gpu: no CUDA device on this machine\n");
         return 0;
       }
-      profile_steps(argv[2], argv[3], argc > 4 ? std::atoi(argv[4]) : 10, argc > 5 && std::string(argv[5]) == "whole");
+      profile_steps(argv[2], argv[3], argc > 4 ? std::atoi(argv[4]) : 10);
       return 0;
     }
     std::vector<int> sizes;

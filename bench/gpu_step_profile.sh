@@ -4,10 +4,8 @@
 # kernel of STEPS steps (gpu__time_duration; clocks and caches left as they are, so that each kernel sees the L2
 # its predecessor left). Prints, for each ORDERING:STRATEGY, the launches of one step in order with their mean
 # time over the steps, then the same by kernel, and the sum against the step's time without the profiler.
-# Usage: bench/gpu_step_profile.sh STEPS ORDERING:STRATEGY[:whole]...   e.g. bench/gpu_step_profile.sh 10
-#   color_renumber:colored color_renumber:colored:whole hilbert:elementwise
-#   (`whole`: the colored strategy with its volume term and stages in its first and last colors' passes,
-#   ColoredFusion::whole)
+# Usage: bench/gpu_step_profile.sh STEPS ORDERING:STRATEGY...   e.g. bench/gpu_step_profile.sh 10
+#   color_renumber:colored hilbert:elementwise
 # Environment: KEMPE_BENCH_GPU (default build-gpu/bin/kempe_bench_gpu), NCU (default ncu).
 set -euo pipefail
 steps=${1:?usage: bench/gpu_step_profile.sh STEPS ORDERING:STRATEGY...}
@@ -17,12 +15,12 @@ ncu=${NCU:-ncu}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for run in "$@"; do
-  IFS=: read -r ordering strategy fusion <<< "$run"
-  echo "## $ordering, $strategy ${fusion:-}: $bench profile $ordering $strategy $steps ${fusion:-}"
-  "$bench" profile "$ordering" "$strategy" "$steps" ${fusion:-}
+  IFS=: read -r ordering strategy <<< "$run"
+  echo "## $ordering, $strategy: $bench profile $ordering $strategy $steps"
+  "$bench" profile "$ordering" "$strategy" "$steps"
   "$ncu" --profile-from-start off --clock-control none --cache-control none --metrics gpu__time_duration.sum \
     --print-kernel-base demangled --print-units base --csv --page raw "$bench" profile "$ordering" "$strategy" "$steps" \
-    ${fusion:-} > "$work/raw.csv"
+    > "$work/raw.csv"
   python3 "$(dirname "$0")/step_profile.py" "$work/raw.csv" "$steps"
   echo
 done

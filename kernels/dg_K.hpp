@@ -609,48 +609,29 @@ struct FaceIntegrals {
 /// at 50-150 ns per face.
 inline constexpr index_t prefetch_distance = 8;
 
-/// A Runge-Kutta stage applied where a value of the right-hand side is complete: out[i] = a x[i] + b y[i] +
-/// (g dt) rhs_i, as CombineStage forms it (stage_value), dt = *step read where the kernel runs (a recorded step
-/// serves every step size).
-template <class Real>
-struct StageOut {
-  Real a = Real(0), b = Real(0), g = Real(0);
-  const Real *x = nullptr, *y = nullptr, *step = nullptr;
-  Real* out = nullptr;
-  KEMPE_HD void apply(index_t i, Real rhs_i) const {
-    const Real gdt = g * *step;
-    out[i] = stage_value(a, a != Real(0) ? x[i] : Real(0), b, b != Real(0) ? y[i] : Real(0), gdt, gdt != Real(0) ? rhs_i : Real(0));
-  }
-};
-
 /// colored and atomic: face `first + i` (of faces [first, end)) adds its contributions to both elements' rhs.
 /// WithVolume (colored, one launch per color in ascending order): each element's volume term comes with its
 /// first face instead of from EvalVolume. The pass of color `color` stores, for each of its faces' elements whose
-/// lowest face color (`first_color`, FirstFaceColor; with first_color null, every element of the pass) it is,
-/// the volume term plus the face's contribution, the same sum the volume pass and the add would give; the other
-/// elements add as before. On a mesh with one face of each color per element the first color's pass thus writes
-/// every element's rhs without reading it, and no pass over the elements precedes the colors.
-/// ApplyStage (colored, the last color's pass on a mesh with one face of each color per element, DGMesh's
-/// every_color_once): the face's addition completes both elements' right-hand sides, which go into the stage
-/// (`stage`) instead of back into rhs, so that the stage needs no pass of its own and rhs is only read there.
-/// Both give the bits of the passes apart: the same operations in the same order.
-template <int P, class Real, euler::Flux F, bool Atomic, class Boundary, bool WithVolume = false, bool ApplyStage = false>
+/// lowest face color (`first_color`, FirstFaceColor) it is, the volume term plus the face's contribution, the
+/// same sum the volume pass and the add would give; the other elements add as before. On a mesh with one face of
+/// each color per element the first color's pass thus writes every element's rhs without reading it, and no
+/// pass over the elements precedes the colors. CPU only, in lanes (the GPU keeps the volume pass).
+template <int P, class Real, euler::Flux F, bool Atomic, class Boundary, bool WithVolume = false>
 struct EvalSurface {
   index_t first, end;
   Real* rhs;
   FaceIntegrals<P, Real, F, Boundary> integrals;
-  const std::int8_t* first_color = nullptr;  ///< [elements] (WithVolume; null: every element of this pass)
+  const std::int8_t* first_color = nullptr;  ///< [elements] (WithVolume)
   int color = 0;                             ///< of this launch's faces (WithVolume)
-  StageOut<Real> stage{};                    ///< (ApplyStage)
 
   static_assert(!(WithVolume && Atomic), "the volume term goes with the first color's faces of the colored strategy");
-  static_assert(!(ApplyStage && (Atomic || WithVolume)), "a stage is applied by the colored strategy's last color");
 
-  KEMPE_HD EvalVolume<P, Real> volume() const {
+  EvalVolume<P, Real> volume() const {
     return EvalVolume<P, Real>{integrals.num_elements, integrals.gamma, integrals.c, rhs, integrals.t, integrals.g};
   }
 
   KEMPE_HD void operator()(index_t i) const {
+    static_assert(!WithVolume, "the volume term goes with the faces in the CPU's lanes only (lanes)");
     constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
     const index_t k = integrals.num_elements, f = first + i;
     // The left elements of a color's faces ascend (the orderings sort them), so the hardware prefetcher
@@ -666,16 +647,11 @@ struct EvalSurface {
     Real to_l[nv][nm], to_r[nv][nm];
     integrals(f, to_l, to_r);
     const index_t l = integrals.fc.left[f], r = integrals.fc.right[f];
-    if constexpr (WithVolume) {
-      add_or_store_with_volume(l, to_l);
-      if (r != no_element) add_or_store_with_volume(r, to_r);
-    } else {
-      for (int v = 0; v < nv; ++v)
-        for (int m = 0; m < nm; ++m) {
-          add((v * nm + m) * k + l, to_l[v][m]);
-          if (r != no_element) add((v * nm + m) * k + r, to_r[v][m]);
-        }
-    }
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nm; ++m) {
+        add_to<Atomic>(&rhs[(v * nm + m) * k + l], to_l[v][m]);
+        if (r != no_element) add_to<Atomic>(&rhs[(v * nm + m) * k + r], to_r[v][m]);
+      }
   }
 
   /// The CPU backend computes faces in lanes of this many (backend.hpp, CpuLanes; FaceIntegrals::lanes): the
@@ -728,37 +704,13 @@ struct EvalSurface {
       const index_t le = integrals.fc.left[face[l]], re = integrals.fc.right[face[l]];
       for (int v = 0; v < nv; ++v)
         for (int m = 0; m < nm; ++m) {
-          add((v * nm + m) * k + le, to_l[v][m][l]);
-          if (re != no_element) add((v * nm + m) * k + re, to_r[v][m][l]);
+          add_to<Atomic>(&rhs[(v * nm + m) * k + le], to_l[v][m][l]);
+          if (re != no_element) add_to<Atomic>(&rhs[(v * nm + m) * k + re], to_r[v][m][l]);
         }
     }
   }
 
  private:
-  /// rhs[i] += value, or (ApplyStage) the stage of the completed rhs[i] + value.
-  KEMPE_HD void add(index_t i, Real value) const {
-    if constexpr (ApplyStage)
-      stage.apply(i, rhs[i] + value);
-    else
-      add_to<Atomic>(&rhs[i], value);
-  }
-
-  /// WithVolume, one face's side: element e's rhs = its volume term + `to` where this is its first color (the
-  /// volume pass's store and the add's sum), rhs += `to` elsewhere.
-  KEMPE_HD void add_or_store_with_volume(index_t e, const Real (&to)[euler::num_vars][basis::num_modes(P)]) const {
-    constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
-    const index_t k = integrals.num_elements;
-    if (first_color == nullptr || first_color[e] == color) {
-      Real acc[nv][nm];
-      volume().accumulate(e, acc);
-      for (int v = 0; v < nv; ++v)
-        for (int m = 0; m < nm; ++m) rhs[(v * nm + m) * k + e] = acc[v][m] + to[v][m];
-    } else {
-      for (int v = 0; v < nv; ++v)
-        for (int m = 0; m < nm; ++m) rhs[(v * nm + m) * k + e] += to[v][m];
-    }
-  }
-
   /// WithVolume: where this color is the first of any of the block's elements, their volume terms in lanes
   /// (EvalVolume::accumulate_lanes, the volume pass's operations), and each element's rhs = its volume term + its
   /// contribution where this is its first color, rhs += its contribution elsewhere; false, with nothing written,
@@ -773,8 +725,8 @@ struct EvalSurface {
     for (int l = 0; l < W; ++l) {
       left[l] = integrals.fc.left[face[l]], right[l] = integrals.fc.right[face[l]];
       right_read[l] = right[l] == no_element ? left[l] : right[l];
-      first_l[l] = l < count && (first_color == nullptr || first_color[left[l]] == color);
-      first_r[l] = l < count && right[l] != no_element && (first_color == nullptr || first_color[right[l]] == color);
+      first_l[l] = l < count && first_color[left[l]] == color;
+      first_r[l] = l < count && right[l] != no_element && first_color[right[l]] == color;
       any_l = any_l || first_l[l], any_r = any_r || first_r[l];
     }
     if (!any_l && !any_r) return false;

@@ -157,7 +157,6 @@ class DGMesh {
     color_begin_ = forest.color_begin();
     source_ = forest.source();
     from_forest_ = true;
-    every_color_once_ = false;  // an adapted mesh's elements need not have a face of every color
     try {
       slot = 0;
       tables([&](auto*& p, std::size_t n, const char* name) {
@@ -211,11 +210,6 @@ class DGMesh {
   std::size_t bytes() const { return bytes_; }
   /// Faces of color c are color_begin()[c] .. color_begin()[c + 1] (empty when the mesh has no ordering).
   const std::vector<index_t>& color_begin() const { return color_begin_; }
-  /// Whether every element has exactly one face of each color (tables of a Mesh colored with three colors, as
-  /// an optimal coloring of triangles gives; never for tables from a forest). The colored strategy's first pass
-  /// then writes every element's right-hand side and its last one completes every element's (EulerDG's
-  /// ColoredFusion::whole).
-  bool every_color_once() const { return every_color_once_; }
   /// The number of boundary groups the boundary faces use (the largest group index + 1).
   std::int32_t boundary_groups() const { return boundary_groups_; }
   /// Host copies, for set-up, projection, errors and messages: the host tables of a Mesh; for tables from a
@@ -375,15 +369,6 @@ class DGMesh {
       y1_[f] = Real(mesh.y[v[(kl + 1) % 3]]);
     }
     boundary_bend_ = convert(boundary_tangent_angles(mesh));  // empty where every boundary is straight
-    every_color_once_ = color_begin_.size() == 4;  // three colors, each element's three faces one of each
-    if (every_color_once_) {
-      std::vector<std::uint8_t> seen(std::size_t(k_), 0);  // a bit per color
-      for (std::size_t color = 0; color < 3; ++color)
-        for (index_t f = color_begin_[color]; f < color_begin_[color + 1]; ++f)
-          for (const index_t e : {mesh.face_left[f], mesh.face_right[f]})
-            if (e != no_element) seen[std::size_t(e)] |= std::uint8_t(1u << color);
-      every_color_once_ = std::all_of(seen.begin(), seen.end(), [](std::uint8_t bits) { return bits == 7; });
-    }
     boundary_groups_ = 0;
     for (index_t f = 0; f < nf; ++f)
       if (face_right_[f] == no_element) boundary_groups_ = std::max(boundary_groups_, face_boundary_[f] + 1);
@@ -438,7 +423,6 @@ class DGMesh {
   index_t k_ = 0, nf_ = 0, nv_ = 0;
   std::int32_t boundary_groups_ = 0;
   bool from_forest_ = false;
-  bool every_color_once_ = false;
   std::string source_;
   std::vector<index_t> color_begin_;
   mutable std::vector<std::int64_t> element_tag_;  // of a forest: filled on demand

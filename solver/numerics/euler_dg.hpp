@@ -39,23 +39,6 @@
 
 namespace kempe::dg {
 
-/// How the colored strategy fuses its passes (EulerDG::set_colored_fusion).
-enum class ColoredFusion {
-  /// What each backend gains from with the default ordering (the default): on the CPU the volume term with each
-  /// element's first face color from p = 3, its stages apart (applied in the last color's lanes they were no
-  /// faster); on the GPU `none` (`whole` ran 1.18 times as long a double Mach step with color_renumber,
-  /// docs/benchmarks.md).
-  measured,
-  /// A volume pass, one pass per color, and each Runge-Kutta stage in a pass of its own.
-  none,
-  /// Where every element has one face of each color (DGMesh::every_color_once; else as `none`): the volume term
-  /// with the first color's faces, which store the right-hand side, and each SSP stage with the last color's,
-  /// which complete it (EvalSurface's WithVolume and ApplyStage), so that no pass over the elements remains. On the
-  /// GPU 0.97 times as long a double Mach step as `none` with the rcm and hilbert orderings, 1.18-1.28 times with
-  /// color_renumber and as read, where the last color's elements are scattered and its stage writes them there.
-  whole,
-};
-
 template <int P, class Real, euler::Flux F, class Boundary>
 class EulerDG {
  public:
@@ -413,44 +396,20 @@ class EulerDG {
     }
   }
 
-  /// Whether eval_rhs takes the volume term with each element's first face (EvalSurface's WithVolume), which
-  /// spares the colors a pass over the elements before them: ColoredFusion::whole, and the colored strategy on
-  /// the CPU from p = 3 by default. There from p = 3 the solution and the right-hand side outgrow the last-level
-  /// cache, and the pass's traffic is what the first color saves: 0.89-0.91 of the stage's time at p = 3 and 4,
-  /// 0.94-0.97 at p = 5; at p = 1 the first color's pass would wait on its right elements' geometry, 1.2 times as
-  /// long a stage (docs/benchmarks.md).
+  /// Whether eval_rhs takes the volume term with each element's first face (the colored strategy on the CPU from
+  /// p = 3: EvalSurface's WithVolume), which spares the colors a pass over the elements before them. From p = 3
+  /// the solution and the right-hand side outgrow the last-level cache, and the pass's traffic is what the first
+  /// color saves: 0.89-0.91 of the stage's time at p = 3 and 4, 0.94-0.97 at p = 5; at p = 1 the first color's
+  /// pass would wait on its right elements' geometry, 1.2 times as long a stage (docs/benchmarks.md).
   static constexpr bool volume_with_faces_on_cpu = P >= 3;
-  bool volume_with_faces() const { return whole_fusion() || !first_of_some_.empty(); }
-
-  /// Whether the colored strategy runs with its volume term in the first color's pass and (with fused stages) each
-  /// SSP stage in the last color's (ColoredFusion::whole, asked for, on a mesh where every element has one face of
-  /// each color).
-  bool whole_fusion() const {
-    return strategy_ == Strategy::colored && colored_fusion_ == ColoredFusion::whole && mesh_.every_color_once();
-  }
-
-  /// How the colored strategy fuses its passes (ColoredFusion; the default `measured`). The same bits either way on
-  /// the CPU; on the GPU the fused kernels round a few results differently (nvcc contracts other multiply-adds).
-  void set_colored_fusion(ColoredFusion fusion) {
-    colored_fusion_ = fusion;
-    set_first_colors();
-    step_graph_.clear();
-  }
-  ColoredFusion colored_fusion() const { return colored_fusion_; }
+  bool volume_with_faces() const { return !first_of_some_.empty(); }
 
   /// out = the volume and surface terms, colored, each element's volume term stored with its first face's
-  /// contribution (EvalSurface's WithVolume): eval_volume then eval_surface, bit for bit. ColoredFusion::whole:
-  /// the first color's pass stores every element's (no table of first colors); else (the CPU's default from
-  /// p = 3) each element's with its lowest face color, in lanes (forall_cpu: no device code is built for it).
+  /// contribution (EvalSurface's WithVolume): eval_volume then eval_surface, to rounding. CPU only (forall_cpu:
+  /// no device code is built for it).
   void eval_surface_with_volume(const Real* c, const Real* clock, Real stage_fraction, Real* out, Real* kxrcf) {
     const FaceIntegrals<P, Real, F, Boundary> integrals = face_integrals(c, clock, stage_fraction, kxrcf);
     const std::vector<index_t>& begin = mesh_.color_begin();
-    if (whole_fusion()) {
-      forall(backend_, begin[1] - begin[0], EvalSurface<P, Real, F, false, Boundary, true>{begin[0], begin[1], out, integrals});
-      for (std::size_t color = 1; color + 1 < begin.size(); ++color)
-        forall(backend_, begin[color + 1] - begin[color], EvalSurface<P, Real, F, false, Boundary>{begin[color], begin[color + 1], out, integrals});
-      return;
-    }
     for (std::size_t color = 0; color + 1 < begin.size(); ++color) {
       if (first_of_some_[color])
         forall_cpu(begin[color + 1] - begin[color],
@@ -810,10 +769,9 @@ class EulerDG {
     step_graph_.clear();
   }
 
-  /// Whether an SSP stage is applied in the right-hand side's pass where it can be (the default, less memory
-  /// traffic: the elementwise strategy's one pass, the same values up to rounding; the colored strategy's last
-  /// color under ColoredFusion::whole) or the right-hand side is evaluated and the stage applied in
-  /// two passes (to measure the difference). No effect on the other strategies.
+  /// Whether the elementwise strategy applies each SSP stage in its right-hand side pass (the default: the same
+  /// values up to rounding, less memory traffic) or evaluates the right-hand side and updates in two passes (to
+  /// measure the difference). No effect on the other strategies.
   void set_fused_stages(bool on) {
     fused_stages_ = on;
     step_graph_.clear();
@@ -941,32 +899,15 @@ class EulerDG {
     forall(backend_, 1, AdvanceClock<Real>{clock, plan.end});
   }
 
-  /// The stages without a pass of their own, for the integrator: the elementwise strategy's in its one pass
-  /// (EvalElementStage); the colored strategy's under ColoredFusion::whole in its last color's pass (EvalSurface's
-  /// ApplyStage), the first color's storing the volume term and its faces' sums into `scratch` and the middle ones
-  /// adding theirs. Not with the subcell blend, which changes the right-hand side after the faces.
+  /// The elementwise strategy's stages in one pass each (EvalElementStage), for the integrator.
   struct FusedStage {
     const EulerDG* solver;
     const Real* clock;
-    bool available() const {
-      return solver->fused_stages_ && !solver->blending_on() && (solver->strategy_ == Strategy::elementwise || solver->whole_fusion());
-    }
-    void operator()(const Real* v, Real stage_fraction, const StageTerms<Real>& terms, Real* out, Real* scratch) const {
-      const StageOut<Real> stage{terms.a, terms.b, terms.g, terms.x, terms.y, clock + clock_step, out};
-      if (solver->strategy_ == Strategy::elementwise) {
-        solver->launch(solver->k_, EvalElementStage<P, Real, F, Boundary>{solver->element_pass(v, clock, stage_fraction, nullptr),
-                                                                         stage.a, stage.b, stage.g, stage.x, stage.y, stage.step, out});
-        return;
-      }
-      const FaceIntegrals<P, Real, F, Boundary> integrals = solver->face_integrals(v, clock, stage_fraction, nullptr);
-      const std::vector<index_t>& begin = solver->mesh_.color_begin();
-      const std::size_t last = begin.size() - 2;
-      const Backend backend = solver->backend_;
-      forall(backend, begin[1] - begin[0], EvalSurface<P, Real, F, false, Boundary, true>{begin[0], begin[1], scratch, integrals});
-      for (std::size_t color = 1; color < last; ++color)
-        forall(backend, begin[color + 1] - begin[color], EvalSurface<P, Real, F, false, Boundary>{begin[color], begin[color + 1], scratch, integrals});
-      solver->launch(begin[last + 1] - begin[last], EvalSurface<P, Real, F, false, Boundary, false, true>{
-                                                        begin[last], begin[last + 1], scratch, integrals, nullptr, 0, stage});
+    bool available() const { return solver->strategy_ == Strategy::elementwise && solver->fused_stages_ && !solver->blending_on(); }
+    void operator()(const Real* v, Real stage_fraction, const StageTerms<Real>& terms, Real* out) const {
+      solver->launch(solver->k_, EvalElementStage<P, Real, F, Boundary>{solver->element_pass(v, clock, stage_fraction, nullptr),
+                                                                       terms.a, terms.b, terms.g, terms.x, terms.y,
+                                                                       clock + clock_step, out});
     }
   };
 
@@ -1160,8 +1101,7 @@ class EulerDG {
   void set_first_colors() {
     const std::vector<index_t>& begin = mesh_.color_begin();
     first_of_some_.clear();
-    if (!volume_with_faces_on_cpu || colored_fusion_ != ColoredFusion::measured || strategy_ != Strategy::colored || backend_ != Backend::cpu ||
-        begin.size() < 2 || k_ == 0 || whole_fusion()) {
+    if (!volume_with_faces_on_cpu || strategy_ != Strategy::colored || backend_ != Backend::cpu || begin.size() < 2 || k_ == 0) {
       first_color_.resize(0);
       return;
     }
@@ -1276,7 +1216,6 @@ class EulerDG {
   mutable std::vector<Real> host_solution_;  // solution() on the GPU
   bool use_graphs_ = true;
   bool fused_stages_ = true;
-  ColoredFusion colored_fusion_ = ColoredFusion::measured;
   DeviceGraph step_graph_;
   StepPlan graph_plan_{};
   bool step_planned_ = false;  // graph_plan_ holds the plan of a recorded step

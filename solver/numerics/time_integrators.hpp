@@ -149,14 +149,12 @@ struct StageTerms {
 };
 
 /// A right-hand side that cannot apply a stage in its own pass: the integrator evaluates L(v) into its rhs
-/// vector and combines in a second pass. One that can (EulerDG's elementwise strategy, and its colored one where
-/// every element has a face of each color) says available() and does fused(v, stage_fraction, terms, out,
-/// scratch), out = terms + (g dt) L(v), with out never v; scratch is a work vector it may use (neither v, out,
-/// terms.x nor terms.y).
+/// vector and combines in a second pass. One that can (EulerDG's elementwise strategy) says available() and
+/// does fused(v, stage_fraction, terms, out), out = terms + (g dt) L(v), with out never v.
 struct NoFusedStage {
   bool available() const { return false; }
   template <class Real>
-  void operator()(const Real*, Real, const StageTerms<Real>&, Real*, Real*) const {}
+  void operator()(const Real*, Real, const StageTerms<Real>&, Real*) const {}
 };
 
 /// Work vectors and the steps of every method, on one backend. At most three vectors besides u (rk4: start,
@@ -199,18 +197,17 @@ class RungeKutta {
     };
     if (fused.available() && (method == Integrator::ssprk2 || method == Integrator::ssprk3)) {
       // u stays in c until the last stage writes it (each element reads its own u before), so no copy of the
-      // start; the stage values go to the work vectors, which the next stage's pass only reads. The start vector,
-      // unused, is the stages' scratch.
-      fused(c, zero, StageTerms<Real>{one, c, zero, c, one}, stage, start);
+      // start; the stage values go to the work vectors, which the next stage's pass only reads.
+      fused(c, zero, StageTerms<Real>{one, c, zero, c, one}, stage);
       limit(stage);
       if (method == Integrator::ssprk2) {
-        fused(stage, one, StageTerms<Real>{Real(0.5), c, Real(0.5), stage, Real(0.5)}, c, start);
+        fused(stage, one, StageTerms<Real>{Real(0.5), c, Real(0.5), stage, Real(0.5)}, c);
         limit(c);
         return;
       }
-      fused(stage, one, StageTerms<Real>{Real(0.75), c, Real(0.25), stage, Real(0.25)}, k, start);
+      fused(stage, one, StageTerms<Real>{Real(0.75), c, Real(0.25), stage, Real(0.25)}, k);
       limit(k);
-      fused(k, Real(0.5), StageTerms<Real>{one / 3, c, Real(2) / 3, k, Real(2) / 3}, c, start);
+      fused(k, Real(0.5), StageTerms<Real>{one / 3, c, Real(2) / 3, k, Real(2) / 3}, c);
       limit(c);
       return;
     }

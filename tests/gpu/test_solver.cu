@@ -245,33 +245,6 @@ TEST(GpuSolver, ColoredIsBitwiseReproducibleWithAndWithoutTheGraph) {
   EXPECT_TRUE(first == launched) << "the recorded graph and plain launches differ";
 }
 
-TEST(GpuSolver, ColoredFusionMatchesThePassesApart) {
-  // The colored strategy with its volume term in the first color's pass and each SSP stage in the last color's
-  // (ColoredFusion::whole) against passes of their own, on the double Mach case with limiters: the same operations
-  // in the same order, which nvcc contracts into multiply-adds a little differently in the fused kernels (on an
-  // H200: 4.5e-13 at most, on values up to 1.2e3).
-  SKIP_WITHOUT_GPU();
-  const Mesh mesh = test::prepared(double_mach_mesh(12));
-  const test::DoubleMachBoundary groups;
-  auto run = [&](dg::ColoredFusion fusion) {
-    dg::EulerDG<2, double, euler::Flux::hllc, bc::GroupBoundary<double>> solver(mesh, gamma_air, groups.table(groups.unused),
-                                                                               dg::Strategy::colored, Backend::cuda);
-    solver.set_colored_fusion(fusion);
-    EXPECT_EQ(solver.whole_fusion(), fusion == dg::ColoredFusion::whole);
-    solver.set_limiter(dg::Limiter::moment);
-    solver.set_positivity_limiter(1e-10);
-    solver.project([](double x, double y, double* u) { bc::function_state(bc::StateFunction::double_mach, x, y, 0.0, gamma_air, u); });
-    solver.advance_to(0.01, dg::Integrator::ssprk3, 0.5);
-    return solver.solution();
-  };
-  const std::vector<double> fused = run(dg::ColoredFusion::whole), apart = run(dg::ColoredFusion::measured);
-  const Difference d = difference(fused, apart);
-  std::printf("double Mach p = 2, colored fused whole against passes apart: relative difference %.2e (largest of one coefficient %.2e)\n",
-              d.normwise, d.largest);
-  EXPECT_LT(d.normwise, 1e-13);
-  EXPECT_LT(d.largest, 1e-11);
-}
-
 TEST(GpuSolver, NonPhysicalStateStopsTheRunNamingTheElement) {
   SKIP_WITHOUT_GPU();
   const Mesh mesh = test::periodic_mesh(8, 10.0, 0.2);

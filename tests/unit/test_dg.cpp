@@ -4,10 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
+#include <array>
 #include <cstdio>
-#include <memory>
 #include <numbers>
 #include <random>
 #include <string>
@@ -219,59 +218,6 @@ TEST(EulerDG, ElementwiseStagesInOnePassAgreeBitForBit) {
             << dg::integrators[int(method)].name << ", limiter " << dg::limiters[int(limiter)].name << ", at " << i;
     }
   }
-}
-
-template <int P>
-void check_colored_fusion(const Mesh& mesh) {
-  // ColoredFusion::whole (the GPU's default): the volume term with the first color's faces, which store the
-  // right-hand side, and each SSP stage with the last color's, which complete it. The same operations in the same
-  // order as the passes apart, so the same bits: the right-hand side, and five steps of both SSP methods with and
-  // without a limiter.
-  using Solver = dg::EulerDG<P, double, euler::Flux::roe, Vortex>;
-  auto start = [&](dg::ColoredFusion fusion) {
-    auto solver = std::make_unique<Solver>(mesh, gamma_air, Vortex{}, dg::Strategy::colored);
-    solver->set_colored_fusion(fusion);
-    solver->project([](double x, double y, double* out) { Vortex::state(x, y, 0, out); });
-    return solver;
-  };
-  const auto whole = start(dg::ColoredFusion::whole), none = start(dg::ColoredFusion::none);
-  ASSERT_TRUE(whole->mesh().every_color_once());
-  EXPECT_TRUE(whole->whole_fusion());
-  EXPECT_FALSE(none->whole_fusion());
-  std::vector<double> rhs_whole(whole->solution().size()), rhs_none(rhs_whole.size());
-  whole->rhs(whole->solution(), 0, rhs_whole);
-  none->rhs(none->solution(), 0, rhs_none);
-  EXPECT_EQ(rhs_whole, rhs_none) << "p = " << P;
-  for (const dg::Integrator method : {dg::Integrator::ssprk2, dg::Integrator::ssprk3}) {
-    for (const dg::Limiter limiter : {dg::Limiter::none, dg::Limiter::vertex}) {
-      std::vector<double> result[2];
-      for (const dg::ColoredFusion fusion : {dg::ColoredFusion::whole, dg::ColoredFusion::none}) {
-        const auto solver = start(fusion);
-        solver->set_limiter(limiter);
-        const double dt = solver->stable_dt(0.4);
-        for (int s = 0; s < 5; ++s) solver->step(method, dt);
-        result[fusion == dg::ColoredFusion::whole ? 0 : 1] = solver->solution();
-      }
-      EXPECT_NE(result[0], whole->solution()) << "the steps changed the solution";
-      for (std::size_t i = 0; i < result[0].size(); ++i)
-        ASSERT_EQ(result[0][i], result[1][i]) << "p = " << P << ", " << dg::integrators[int(method)].name << ", limiter "
-                                              << dg::limiters[int(limiter)].name << ", at " << i;
-    }
-  }
-}
-
-TEST(EulerDG, ColoredFusionGivesTheBitsOfThePassesApart) {
-  const Mesh mesh = solver_mesh(8, 10.0, 0.25);
-  check_colored_fusion<1>(mesh);
-  check_colored_fusion<2>(mesh);
-  check_colored_fusion<3>(mesh);
-  // A mesh whose elements lack a color (four colors, as greedy gives) runs the passes apart.
-  Mesh four = mesh;
-  four.color_begin = {0, four.color_begin[1], four.color_begin[2], four.color_begin[2] + 1, four.color_begin[3]};
-  dg::EulerDG<1, double, euler::Flux::roe, Vortex> solver(four, gamma_air, Vortex{}, dg::Strategy::colored);
-  solver.set_colored_fusion(dg::ColoredFusion::whole);
-  EXPECT_FALSE(solver.mesh().every_color_once());
-  EXPECT_FALSE(solver.whole_fusion());
 }
 
 TEST(TimeIntegrators, ReachTheirOrder) {
