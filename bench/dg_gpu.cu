@@ -149,8 +149,8 @@ void strategies(const std::vector<int>& sizes, double bandwidth) {
   }
 }
 
-/// The elementwise right-hand side pass (EvalElement) compiled for several launch shapes (threads per block,
-/// blocks per multiprocessor: LaunchShape): registers per thread, bytes spilled to local memory, and time.
+/// A pass (the elementwise one, EvalElement; a colored face pass) compiled for a launch shape (threads per
+/// block, blocks per multiprocessor: LaunchShape): ms (registers per thread, bytes spilled to local memory).
 template <int Threads, int Blocks, class Pass>
 void occupancy_cell(const Pass& pass, index_t k) {
   using Shaped = WithLaunchShape<Pass, Threads, Blocks>;
@@ -226,20 +226,9 @@ double dmr_seconds_per_step(const Mesh& mesh, dg::Strategy strategy, int steps, 
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / steps;
 }
 
-/// One launch of one color's faces of Table 10's case (p = 1, HLL, the double Mach boundary groups) compiled for
-/// a launch shape: ms (registers per thread, bytes spilled).
-template <int Threads, int Blocks, class Pass>
-void face_shape_cell(const Pass& pass, index_t n) {
-  using Shaped = WithLaunchShape<Pass, Threads, Blocks>;
-  cudaFuncAttributes attributes{};
-  check(cudaFuncGetAttributes(&attributes, detail::forall_kernel<Shaped>), "cudaFuncGetAttributes");
-  const double seconds = median_seconds(20, [&] { forall(Backend::cuda, n, Shaped{pass}); });
-  std::printf(" %.1f (%d, %zu) |", seconds * 1e6, attributes.numRegs, attributes.localSizeBytes);
-}
-
-/// The colored strategy's face passes on Table 10's case by launch shape: each color's launch (us) with the
-/// kernel compiled for 128 threads and 1-4 blocks per multiprocessor, and 256 x 2; the registers it may use
-/// shrink with the blocks it must fit, which raises the occupancy the face passes lack (16-18 % at 1 block).
+/// The colored strategy's face passes on Table 10's case by launch shape (occupancy_cell): each color's launch
+/// with the kernel compiled for 128 threads and 1-4 blocks per multiprocessor, and 256 x 2; the registers it may
+/// use shrink with the blocks it must fit, which raises the occupancy the face passes lack (16-18 % at 1 block).
 void face_shapes(int ny) {
   const Mesh raw = double_mach_mesh(ny, 7);
   std::printf("\n### The colored face passes by launch shape (Table 10's case, p = 1, HLL, %d triangles): us per launch "
@@ -259,11 +248,11 @@ void face_shapes(int ny) {
       const Pass pass{begin[color], begin[color + 1], out.data(), integrals};
       const index_t n = begin[color + 1] - begin[color];
       std::printf("| %s | %zu | %d |", ordering, color + 1, int(n));
-      face_shape_cell<128, 1>(pass, n);
-      face_shape_cell<128, 2>(pass, n);
-      face_shape_cell<128, 3>(pass, n);
-      face_shape_cell<128, 4>(pass, n);
-      face_shape_cell<256, 2>(pass, n);
+      occupancy_cell<128, 1>(pass, n);
+      occupancy_cell<128, 2>(pass, n);
+      occupancy_cell<128, 3>(pass, n);
+      occupancy_cell<128, 4>(pass, n);
+      occupancy_cell<256, 2>(pass, n);
       std::printf("\n");
     }
   }
