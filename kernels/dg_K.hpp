@@ -398,14 +398,24 @@ struct FaceIntegrals {
 
   /// Both sides of face f: acc_l for its left element, acc_r for its right one (zero on a boundary face).
   KEMPE_HD void operator()(index_t f, Real (&acc_l)[nv][nm], Real (&acc_r)[nv][nm]) const {
-    for (int v = 0; v < nv; ++v)
-      for (int m = 0; m < nm; ++m) acc_l[v][m] = acc_r[v][m] = Real(0);
-    for_each_point(f, true, [&](Real w, const Real (&flux)[nv], const Real* bl, const Real* br) {
-      for (int m = 0; m < nm; ++m)
-        for (int v = 0; v < nv; ++v) {
-          acc_l[v][m] += w * flux[v] * bl[m];
-          acc_r[v][m] += w * flux[v] * br[m];
-        }
+    integrate(f, [&](int v, int m, Real to_l, Real to_r) { acc_l[v][m] = to_l, acc_r[v][m] = to_r; });
+  }
+
+  /// Both sides of face f handed out one (variable, mode) at a time: emit(v, m, to_l, to_r), to_r zero on a
+  /// boundary face. Every point's flux first, then each mode's sums over the points, so that no sum is live
+  /// while the fluxes are computed: summed point by point, the GPU's face pass held all 2 nv nm sums in
+  /// registers across the flux (HLL, the cases' GroupBoundary, 128 x 1 threads: 152 registers at p = 1 against
+  /// 138, spill stores of 1036 and 3120 bytes at p = 4 and 5 against 448 and 1276; in four blocks of 128
+  /// threads 72 and 464 bytes at p = 1 and 2 against 0 and 8; bench/registers.sh, docs/benchmarks.md).
+  /// Each sum adds (w flux) * basis over the points in order, from zero, and then scales: the operations of
+  /// summing point by point, in the same order.
+  template <class Emit>
+  KEMPE_HD void integrate(index_t f, Emit&& emit) const {
+    Real weighted[nq][nv];
+    const Real *basis_l[nq], *basis_r[nq];
+    for_each_point(f, true, [&](int q, Real w, const Real (&flux)[nv], const Real* bl, const Real* br) {
+      for (int v = 0; v < nv; ++v) weighted[q][v] = w * flux[v];
+      basis_l[q] = bl, basis_r[q] = br;
     });
     const index_t l = fc.left[f], r = fc.right[f];
     const Real half_length = fc.length[f] / Real(2);
@@ -413,8 +423,12 @@ struct FaceIntegrals {
     const Real scale_r = r == no_element ? Real(0) : half_length / g.jacobian[r];
     for (int v = 0; v < nv; ++v)
       for (int m = 0; m < nm; ++m) {
-        acc_l[v][m] *= scale_l;
-        acc_r[v][m] *= scale_r;
+        Real sum_l = Real(0), sum_r = Real(0);
+        for (int p = 0; p < nq; ++p) {
+          sum_l += weighted[p][v] * basis_l[p][m];
+          sum_r += weighted[p][v] * basis_r[p][m];
+        }
+        emit(v, m, sum_l * scale_l, sum_r * scale_r);
       }
   }
 
@@ -425,7 +439,7 @@ struct FaceIntegrals {
   KEMPE_HD void add_side(index_t f, bool left, Real (&acc)[nv][nm]) const {
     const Real half_length = fc.length[f] / Real(2);
     const Real scale = left ? -half_length / g.jacobian[fc.left[f]] : half_length / g.jacobian[fc.right[f]];
-    for_each_point(f, left, [&](Real w, const Real (&flux)[nv], const Real* bl, const Real* br) {
+    for_each_point(f, left, [&](int, Real w, const Real (&flux)[nv], const Real* bl, const Real* br) {
       const Real* b = left ? bl : br;
       const Real ws = scale * w;
       for (int m = 0; m < nm; ++m)
@@ -559,7 +573,7 @@ struct FaceIntegrals {
   }
 
  private:
-  /// Calls at_point(w_q, F*(q), left basis at q, right basis at q) at each face point q in order; stores the
+  /// Calls at_point(q, w_q, F*(q), left basis at q, right basis at q) at each face point q in order; stores the
   /// face's KXRCF sums too where kxrcf is given and `record` (each face's sums are stored once).
   template <class AtPoint>
   KEMPE_HD void for_each_point(index_t f, bool record, AtPoint&& at_point) const {
@@ -600,7 +614,7 @@ struct FaceIntegrals {
     for (int q = 0; q < nq; ++q) {
       Real flux[nv];
       point_flux(f, q, ul[q], ur[q], flux);
-      at_point(t.face_weight[q], flux, basis_l + q * nm, basis_r + (nq - 1 - q) * nm);
+      at_point(q, t.face_weight[q], flux, basis_l + q * nm, basis_r + (nq - 1 - q) * nm);
     }
   }
 };
@@ -644,14 +658,11 @@ struct EvalSurface {
           prefetch(&rhs[vm * k + ahead]);
         }
     }
-    Real to_l[nv][nm], to_r[nv][nm];
-    integrals(f, to_l, to_r);
     const index_t l = integrals.fc.left[f], r = integrals.fc.right[f];
-    for (int v = 0; v < nv; ++v)
-      for (int m = 0; m < nm; ++m) {
-        add_to<Atomic>(&rhs[(v * nm + m) * k + l], to_l[v][m]);
-        if (r != no_element) add_to<Atomic>(&rhs[(v * nm + m) * k + r], to_r[v][m]);
-      }
+    integrals.integrate(f, [&](int v, int m, Real to_l, Real to_r) {
+      add_to<Atomic>(&rhs[(v * nm + m) * k + l], to_l);
+      if (r != no_element) add_to<Atomic>(&rhs[(v * nm + m) * k + r], to_r);
+    });
   }
 
   /// The CPU backend computes faces in lanes of this many (backend.hpp, CpuLanes; FaceIntegrals::lanes): the
