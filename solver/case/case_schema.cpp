@@ -40,7 +40,12 @@ std::vector<std::string_view> indicator_names() { return names_of(adapt::indicat
 std::vector<std::string_view> indicator_variable_names() { return names_of(adapt::indicator_variables); }
 std::vector<std::string_view> function_names() { return names_of(bc::state_functions); }
 std::vector<std::string_view> coloring_names() { return names_of(coloring_algorithms()); }
-std::vector<std::string_view> ordering_names() { return names_of(orderings()); }
+/// `auto` and the orderings (auto: the backend's faster one, cases::ordering_for_backend).
+std::vector<std::string_view> ordering_names() {
+  std::vector<std::string_view> names{"auto"};
+  for (const std::string_view name : names_of(orderings())) names.push_back(name);
+  return names;
+}
 /// The point fields an output can hold (solver/output/output.hpp).
 std::vector<std::string_view> field_names() { return {"density", "velocity", "pressure", "mach", "entropy"}; }
 std::vector<std::string_view> generator_names() { return {"rectangle"}; }
@@ -69,7 +74,10 @@ const std::vector<Setting> table = {
     {"mesh.elements", T::integer, "10000", "about how many triangles the generator makes", nullptr, 2, 1e9},
     {"mesh.size", T::real, "0", "element size for a .geo file (0: the sizes the .geo file sets)", nullptr, 0, huge},
     {"mesh.coloring", T::choice, "kempe", "face coloring algorithm", coloring_names},
-    {"mesh.ordering", T::choice, "color_renumber", "element and face ordering", ordering_names},
+    {"mesh.ordering", T::choice, "auto",
+     "element and face ordering (auto: color_renumber on the CPU backend, hilbert on the GPU, each the faster "
+     "there)",
+     ordering_names},
     {"mesh.seed", T::integer, "1", "seed of the coloring and of a generated mesh (results are reproducible for a seed)",
      nullptr, 0, 4294967295.0},
     {"physics.gamma", T::real, "1.4", "ratio of specific heats", nullptr, 1.0000001, 3},

@@ -215,6 +215,22 @@ class Progress {
   double last_ = -1e30;
 };
 
+/// The backend the case runs on: solver.backend, where `auto` is the GPU when one is present.
+Backend case_backend(const cases::CaseFile& c) {
+  if (c.text("solver.backend") == "auto") return cuda_device_count() > 0 ? Backend::cuda : Backend::cpu;
+  return backend_from_name(c.text("solver.backend"));
+}
+
+/// mesh.ordering, where `auto` is the faster ordering on the case's backend: on the GPU hilbert, which keeps every
+/// element-wise kernel of a step local (Table 10's double Mach run with the colored strategy 1.77 ms a step
+/// against 2.93 with color_renumber on an H200, docs/benchmarks.md); on the CPU color_renumber (Alg. 5 of the
+/// coloring paper), within 4 % of rcm and 1.02-1.26 times as fast as hilbert there (180k triangles, one thread).
+std::string case_ordering(const cases::CaseFile& c) {
+  const std::string named = c.text("mesh.ordering");
+  if (named != "auto") return named;
+  return case_backend(c) == Backend::cuda ? "hilbert" : "color_renumber";
+}
+
 /// The case's mesh, colored and ordered as it names (a .kmesh saved by `kempe color --save` comes colored and
 /// ordered already), its periodic pairs joined and its boundary groups checked against the case.
 Mesh prepare_mesh(const cases::CaseFile& c, bool quiet) {
@@ -226,7 +242,7 @@ Mesh prepare_mesh(const cases::CaseFile& c, bool quiet) {
   coloring_options.algorithm = c.text("mesh.coloring");
   coloring_options.seed = static_cast<std::uint64_t>(c.integer("mesh.seed"));
   FaceColoring coloring = color_faces(mesh, coloring_options);
-  const Ordering& ordering = find_ordering(c.text("mesh.ordering"));
+  const Ordering& ordering = find_ordering(case_ordering(c));
   apply_ordering(mesh, coloring, ordering.compute(mesh, coloring));
   if (!quiet)
     std::printf("# mesh %s: %d elements, %d faces, %d colors (%s), ordering %s\n", mesh.source.c_str(),
@@ -271,7 +287,8 @@ class CaseRun {
     const bool adapted = !k.leaf_root.empty();
     if (k.mesh_fingerprint != output::mesh_fingerprint(mesh_) || (!adapted && k.num_elements != mesh_.num_elements()))
       refuse("it was written on another mesh or numbering (" + std::to_string(k.num_elements) + " elements; the case's mesh has " +
-             std::to_string(mesh_.num_elements()) + "; same mesh file, mesh.size, mesh.coloring, mesh.seed and mesh.ordering needed)");
+             std::to_string(mesh_.num_elements()) + "; same mesh file, mesh.size, mesh.coloring, mesh.seed and mesh.ordering needed; "
+             "mesh.ordering auto orders for the backend, so a run resumed on another backend names its ordering)");
     if (adapted != bool(forest_))
       refuse(adapted ? "it holds an adapted mesh, and the case has no adapt.indicator"
                      : "it holds a fixed mesh, and the case adapts (adapt.indicator)");
@@ -400,7 +417,7 @@ class CaseRun {
     const cases::BoundaryTable table = cases::boundary_table(c_, mesh_);
     groups_ = sim::BoundaryGroups{table.kinds, table.states, table.functions};
     options_ = solver_options(c_);
-    if (c_.text("solver.backend") == "auto") options_.backend = cuda_device_count() > 0 ? Backend::cuda : Backend::cpu;
+    options_.backend = case_backend(c_);
     if (adapt_) {
       check_adapt_fits();
       forest_ = std::make_unique<adapt::TriangleForest>(mesh_, options_.backend, adapt_->max_level);
