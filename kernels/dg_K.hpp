@@ -327,7 +327,7 @@ struct FaceIntegrals {
   Geometry<Real> g;
   Faces<Real> fc;
   Boundary boundary;
-  /// [4][num_faces] or null: where given, the passes that evaluate the traces (operator(), lanes, add_side on a
+  /// [4][num_faces] or null: where given, the passes that evaluate the traces (integrate, lanes, add_side on a
   /// face's left element) also store each interior face's sums for the KXRCF indicator (store_kxrcf), so that
   /// the subcell blend's flags need no pass of their own over every element's faces (TroubledFromFaces). On the
   /// CPU only: on the GPU registers limit these kernels, and the extra path, even untaken, made the surface pass
@@ -396,11 +396,6 @@ struct FaceIntegrals {
       if (fc.right[face[l]] != no_element) write_kxrcf(face[l], jump_l[l], inflow_l[l], jump_r[l], inflow_r[l]);
   }
 
-  /// Both sides of face f: acc_l for its left element, acc_r for its right one (zero on a boundary face).
-  KEMPE_HD void operator()(index_t f, Real (&acc_l)[nv][nm], Real (&acc_r)[nv][nm]) const {
-    integrate(f, [&](int v, int m, Real to_l, Real to_r) { acc_l[v][m] = to_l, acc_r[v][m] = to_r; });
-  }
-
   /// Both sides of face f handed out one (variable, mode) at a time: emit(v, m, to_l, to_r), to_r zero on a
   /// boundary face. Every point's flux first, then each mode's sums over the points, so that no sum is live
   /// while the fluxes are computed: summed point by point, the GPU's face pass held all 2 nv nm sums in
@@ -435,7 +430,7 @@ struct FaceIntegrals {
   /// acc += one side of face f only (the left element's when `left`, else the right one's): the elementwise
   /// strategy's share. Added straight into the caller's accumulator with the side's scale folded into each
   /// point's weight, so that no face-sized temporary is live across the face loop (registers are what limit
-  /// this kernel: kempe_bench_gpu occupancy). Equal to that side of operator() to rounding.
+  /// this kernel: kempe_bench_gpu occupancy). Equal to that side of integrate to rounding.
   KEMPE_HD void add_side(index_t f, bool left, Real (&acc)[nv][nm]) const {
     const Real half_length = fc.length[f] / Real(2);
     const Real scale = left ? -half_length / g.jacobian[fc.left[f]] : half_length / g.jacobian[fc.right[f]];
@@ -475,10 +470,10 @@ struct FaceIntegrals {
     boundary(fc.boundary[f], ul, bx, by, x, y, clock[0] + stage_fraction * clock[1], ur);
   }
 
-  /// operator() for W faces at once in SIMD lanes (CPU only: EvalSurface::lanes): acc_l[.][.][l] and
-  /// acc_r[.][.][l] are face[l]'s two contributions. The same sums in the same order as operator(), each in a
+  /// integrate for W faces at once in SIMD lanes (CPU only: EvalSurface::lanes): acc_l[.][.][l] and
+  /// acc_r[.][.][l] are face[l]'s two contributions. The same sums in the same order as integrate, each in a
   /// loop over the lanes that GCC vectorizes with the sum's own loop inside (as EvalVolume's blocks); rounding
-  /// may differ from operator() where GCC contracts differently. Lanes may repeat a face.
+  /// may differ from integrate where GCC contracts differently. Lanes may repeat a face.
   template <int W>
   void lanes(const index_t (&face)[W], Real (&acc_l)[nv][nm][W], Real (&acc_r)[nv][nm][W]) const {
     const index_t k = num_elements;
@@ -537,7 +532,7 @@ struct FaceIntegrals {
         if (fc.right[face[l]] != no_element) continue;
         for (int q = 0; q < nq; ++q) {
           Real inside[nv], ghost[nv];
-          for (int v = 0; v < nv; ++v) inside[v] = ul[q][v][l], ghost[v] = ur[q][v][l];  // as operator()'s stand-in
+          for (int v = 0; v < nv; ++v) inside[v] = ul[q][v][l], ghost[v] = ur[q][v][l];  // as integrate's stand-in
           ghost_state(face[l], q, inside, ghost);
           for (int v = 0; v < nv; ++v) ur[q][v][l] = ghost[v];
         }
@@ -784,14 +779,11 @@ struct EvalSurfaceBuffered {
 
   KEMPE_HD void operator()(index_t f) const {
     constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
-    Real to_l[nv][nm], to_r[nv][nm];
-    integrals(f, to_l, to_r);
     const std::size_t side = std::size_t(nv) * nm * num_faces;
-    for (int v = 0; v < nv; ++v)
-      for (int m = 0; m < nm; ++m) {
-        buffer[std::size_t(v * nm + m) * num_faces + f] = to_l[v][m];
-        buffer[side + std::size_t(v * nm + m) * num_faces + f] = to_r[v][m];
-      }
+    integrals.integrate(f, [&](int v, int m, Real to_l, Real to_r) {
+      buffer[std::size_t(v * nm + m) * num_faces + f] = to_l;
+      buffer[side + std::size_t(v * nm + m) * num_faces + f] = to_r;
+    });
   }
 };
 

@@ -40,7 +40,8 @@ std::vector<std::string_view> indicator_names() { return names_of(adapt::indicat
 std::vector<std::string_view> indicator_variable_names() { return names_of(adapt::indicator_variables); }
 std::vector<std::string_view> function_names() { return names_of(bc::state_functions); }
 std::vector<std::string_view> coloring_names() { return names_of(coloring_algorithms()); }
-/// `auto` and the orderings (auto: the backend's faster one, cases::ordering_for_backend).
+/// `auto` and the orderings (auto: the backend's faster one, chosen by `kempe run`: case_ordering in
+/// solver/cli/run_command.cpp).
 std::vector<std::string_view> ordering_names() {
   std::vector<std::string_view> names{"auto"};
   for (const std::string_view name : names_of(orderings())) names.push_back(name);

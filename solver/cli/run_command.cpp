@@ -215,12 +215,6 @@ class Progress {
   double last_ = -1e30;
 };
 
-/// The backend the case runs on: solver.backend, where `auto` is the GPU when one is present.
-Backend case_backend(const cases::CaseFile& c) {
-  if (c.text("solver.backend") == "auto") return cuda_device_count() > 0 ? Backend::cuda : Backend::cpu;
-  return backend_from_name(c.text("solver.backend"));
-}
-
 /// mesh.ordering, where `auto` is the faster ordering on the case's backend: on the GPU hilbert, which keeps every
 /// element-wise kernel of a step local (Table 10's double Mach run with the colored strategy 1.77 ms a step
 /// against 2.93 with color_renumber on an H200, docs/benchmarks.md); on the CPU color_renumber (Alg. 5 of the
@@ -228,7 +222,7 @@ Backend case_backend(const cases::CaseFile& c) {
 std::string case_ordering(const cases::CaseFile& c) {
   const std::string named = c.text("mesh.ordering");
   if (named != "auto") return named;
-  return case_backend(c) == Backend::cuda ? "hilbert" : "color_renumber";
+  return backend_from_name(c.text("solver.backend")) == Backend::cuda ? "hilbert" : "color_renumber";
 }
 
 /// The case's mesh, colored and ordered as it names (a .kmesh saved by `kempe color --save` comes colored and
@@ -416,8 +410,7 @@ class CaseRun {
   void build_solver(bool resuming) {
     const cases::BoundaryTable table = cases::boundary_table(c_, mesh_);
     groups_ = sim::BoundaryGroups{table.kinds, table.states, table.functions};
-    options_ = solver_options(c_);
-    options_.backend = case_backend(c_);
+    options_ = solver_options(c_);  // solver.backend auto: the GPU when one is present (backend_from_name)
     if (adapt_) {
       check_adapt_fits();
       forest_ = std::make_unique<adapt::TriangleForest>(mesh_, options_.backend, adapt_->max_level);
