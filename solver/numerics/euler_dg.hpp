@@ -924,6 +924,7 @@ class EulerDG {
     // for the state a step ends on, so they are formed again only where the state came from elsewhere.
     if (limiter_ == Limiter::entropy_filter && P > 0 && entropy_stale_) entropy_minimum(c_.data());
     entropy_stale_ = true;  // until the step ends well
+    integrator_.prepare(plan.method);  // before a graph records the step
     if (backend_ == Backend::cuda && use_graphs_) {
       if (step_graph_.empty() || !plan.same_graph(graph_plan_)) {
         step_graph_.capture([&] { record_step(plan); });
@@ -1072,8 +1073,9 @@ class EulerDG {
   void place_arrays(const std::string& source, index_t faces, Rebuild&& rebuild) {
     const std::size_t solution_values = std::size_t(nv) * num_modes * k_;
     const std::size_t table_bytes = reference_table_bytes();
-    // The solution, three integrator vectors and the strategy's buffer; the limiter's come later.
-    const std::size_t solver_bytes = table_bytes + 4 * solution_values * sizeof(Real) +
+    // The solution, the integrator's stage and right-hand side and the strategy's buffer; the limiter's come
+    // later, as does rk4's start vector (RungeKutta::prepare).
+    const std::size_t solver_bytes = table_bytes + 3 * solution_values * sizeof(Real) +
                                      (strategy_ == Strategy::buffered ? std::size_t(2) * nv * num_modes * std::size_t(faces) * sizeof(Real) : 0);
     rebuild(solver_bytes, source + ": the solver at p = " + std::to_string(P) + " (" + std::to_string(k_) + " elements)");
     mesh_bytes_ = mesh_.bytes() + table_bytes;

@@ -157,42 +157,51 @@ struct NoFusedStage {
   void operator()(const Real*, Real, const StageTerms<Real>&, Real*) const {}
 };
 
-/// Work vectors and the steps of every method, on one backend. At most three vectors besides u (rk4: start,
-/// stage, rhs). Time and step come from `clock` (clock_size values) in the backend's memory; with its stop
-/// flag set no update writes (StopGuard). rhs(v, stage_fraction, out) evaluates L(v) at t + stage_fraction dt.
-/// `limit(v)` runs on every stage value before the right-hand side sees it, and on the result (the SSP way of
-/// combining a limiter with a Runge-Kutta method). Nothing here synchronizes with the host.
+/// Work vectors and the steps of every method, on one backend: a stage vector and a right-hand side, and for rk4
+/// a start vector, allocated by prepare(Integrator::rk4) only (the other methods read the start from u itself).
+/// Time and step come from `clock` (clock_size values) in the backend's memory; with its stop flag set no update
+/// writes (StopGuard). rhs(v, stage_fraction, out) evaluates L(v) at t + stage_fraction dt. `limit(v)` runs on
+/// every stage value before the right-hand side sees it, and on the result (the SSP way of combining a limiter
+/// with a Runge-Kutta method). Nothing here synchronizes with the host.
 template <class Real>
 class RungeKutta {
  public:
   /// Work vectors for n values on `backend`.
   void allocate(Backend backend, std::size_t n) {
     backend_ = backend;
-    start_ = Buffer<Real>(backend, n, "the Runge-Kutta start vector");
+    start_ = Buffer<Real>(backend, 0, "the Runge-Kutta start vector");
     stage_ = Buffer<Real>(backend, n, "the Runge-Kutta stage vector");
     rhs_ = Buffer<Real>(backend, n, "the Runge-Kutta right-hand side");
   }
+  /// Allocates what `method` needs beyond allocate's vectors (rk4's start vector). step() does it too, but on the
+  /// GPU the caller must do it before a step is recorded as a graph (no allocation while capturing).
+  void prepare(Integrator method) {
+    if (method == Integrator::rk4 && start_.size() != stage_.size()) start_.resize(stage_.size());
+  }
   std::size_t bytes() const { return start_.bytes() + stage_.bytes() + rhs_.bytes(); }
-  /// n values per work vector (their contents are per step), in storage grown by half again when outgrown.
+  /// n values per work vector (their contents are per step), in storage grown by half again when outgrown; the
+  /// start vector only once prepare() made it.
   void resize(std::size_t n) {
-    for (Buffer<Real>* b : {&start_, &stage_, &rhs_}) b->resize(n);
+    for (Buffer<Real>* b : {&stage_, &rhs_}) b->resize(n);
+    if (start_.size() > 0) start_.resize(n);
   }
 
   /// With a fused stage available, the SSP methods run each stage as one pass of it (the same values up to
   /// rounding); the other methods, whose stages combine more vectors, always evaluate and combine.
   template <class Rhs, class Limit = NoLimiter, class Fused = NoFusedStage>
   void step(Integrator method, const Real* clock, Real* c, Rhs&& rhs, Limit&& limit = Limit{}, Fused&& fused = Fused{}) {
+    prepare(method);
     Real *start = start_.data(), *stage = stage_.data(), *k = rhs_.data();
-    const index_t n = static_cast<index_t>(start_.size());
+    const index_t n = static_cast<index_t>(stage_.size());
     auto combine = [&](Real a, const Real* x, Real b, const Real* y, Real g, const Real* z, Real* out) {
       forall(backend_, n, StopGuard<Real, CombineStage<Real>>{CombineStage<Real>{a, b, g, x, y, z, clock, out}, clock});
     };
     const Real one(1), zero(0);
-    // The SSP methods' first stage: start = u, stage = u + dt L(u), limited.
+    // The SSP methods' first stage: stage = u + dt L(u), limited. u itself stays in c until the last stage
+    // writes it (each value from its own old value), so the stages read the start there: no copy of it.
     auto first_ssp_stage = [&] {
-      combine(one, c, zero, c, zero, c, start);
       rhs(c, zero, k);
-      combine(one, start, zero, c, one, k, stage);
+      combine(one, c, zero, c, one, k, stage);
       limit(stage);
     };
     if (fused.available() && (method == Integrator::ssprk2 || method == Integrator::ssprk3)) {
@@ -220,16 +229,16 @@ class RungeKutta {
       case Integrator::ssprk2:  // u1 = u + dt L(u); u = (u + u1 + dt L(u1)) / 2
         first_ssp_stage();
         rhs(stage, one, k);
-        combine(Real(0.5), start, Real(0.5), stage, Real(0.5), k, c);
+        combine(Real(0.5), c, Real(0.5), stage, Real(0.5), k, c);
         limit(c);
         return;
       case Integrator::ssprk3:  // u1 = u + dt L(u); u2 = 3/4 u + 1/4 (u1 + dt L(u1)); u = 1/3 u + 2/3 (u2 + dt L(u2))
         first_ssp_stage();
         rhs(stage, one, k);
-        combine(Real(0.75), start, Real(0.25), stage, Real(0.25), k, stage);
+        combine(Real(0.75), c, Real(0.25), stage, Real(0.25), k, stage);
         limit(stage);
         rhs(stage, Real(0.5), k);
-        combine(one / 3, start, Real(2) / 3, stage, Real(2) / 3, k, c);
+        combine(one / 3, c, Real(2) / 3, stage, Real(2) / 3, k, c);
         limit(c);
         return;
       case Integrator::rk4: {  // u accumulates u0 + dt (k1 + 2 k2 + 2 k3 + k4) / 6
