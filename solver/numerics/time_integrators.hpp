@@ -243,12 +243,11 @@ class RungeKutta {
         return;
       case Integrator::rk4: {  // u accumulates u0 + dt (k1 + 2 k2 + 2 k3 + k4) / 6
         combine(one, c, zero, c, zero, c, start);
-        combine(one, c, zero, c, zero, c, stage);
         const Real stage_fraction[4] = {zero, Real(0.5), Real(0.5), one};
         const Real stage_step[3] = {Real(0.5), Real(0.5), one};
         const Real weight[4] = {one / 6, one / 3, one / 3, one / 6};
         for (int i = 0; i < 4; ++i) {
-          rhs(stage, stage_fraction[i], k);
+          rhs(i == 0 ? c : stage, stage_fraction[i], k);  // the first stage is u itself, before c accumulates
           combine(one, c, zero, c, weight[i], k, c);
           if (i < 3) {
             combine(one, start, zero, start, stage_step[i], k, stage);
