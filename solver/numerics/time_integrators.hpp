@@ -127,6 +127,42 @@ struct CombineStage {
     out[i] = stage_value(a, a != Real(0) ? x[i] : Real(0), b, b != Real(0) ? y[i] : Real(0), gdt,
                          gdt != Real(0) ? z[i] : Real(0));
   }
+
+  /// The CPU runs the values in runs of this many (backend.hpp, CpuLanes): the clock is read and the zero factors
+  /// tested once per run, and the run is a vectorized loop. One item at a time, the store through `out` may
+  /// alias the clock as far as GCC knows, so it read the clock and branched on the factors at every value, in
+  /// scalar code. The same operations per value as operator(), so the same bits.
+  static constexpr int cpu_lanes = 512;
+  void lanes(index_t first, int count) const {
+    const Real gdt = g * clock[clock_step];
+    const int with = (a != Real(0) ? 4 : 0) | (b != Real(0) ? 2 : 0) | (gdt != Real(0) ? 1 : 0);
+    switch (with) {
+      case 7: run<true, true, true>(first, count, gdt); break;
+      case 6: run<true, true, false>(first, count, gdt); break;
+      case 5: run<true, false, true>(first, count, gdt); break;
+      case 4: run<true, false, false>(first, count, gdt); break;
+      case 3: run<false, true, true>(first, count, gdt); break;
+      case 2: run<false, true, false>(first, count, gdt); break;
+      case 1: run<false, false, true>(first, count, gdt); break;
+      default: run<false, false, false>(first, count, gdt); break;
+    }
+  }
+
+ private:
+  /// stage_value over a run: its operations, with the tests of its factors taken out of the loop.
+  template <bool WithX, bool WithY, bool WithZ>
+  void run(index_t first, int count, Real gdt) const {
+    const Real *xs = x + first, *ys = y + first, *zs = z + first;
+    Real* os = out + first;
+    const Real a_ = a, b_ = b;
+    KEMPE_OMP_SIMD
+    for (int i = 0; i < count; ++i) {
+      Real v = WithX ? a_ * xs[i] : Real(0);
+      if constexpr (WithY) v = multiply_add(b_, ys[i], v);
+      if constexpr (WithZ) v = multiply_add(gdt, zs[i], v);
+      os[i] = v;
+    }
+  }
 };
 
 /// out[i] += a x[i] (no clock).
