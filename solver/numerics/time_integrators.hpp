@@ -149,19 +149,15 @@ struct CombineStage {
   }
 
  private:
-  /// stage_value over a run: its operations, with the tests of its factors taken out of the loop.
+  /// stage_value over a run, each factor's reads left out of the loop where the factor is zero.
   template <bool WithX, bool WithY, bool WithZ>
   void run(index_t first, int count, Real gdt) const {
     const Real *xs = x + first, *ys = y + first, *zs = z + first;
     Real* os = out + first;
-    const Real a_ = a, b_ = b;
+    const Real a_ = WithX ? a : Real(0), b_ = WithY ? b : Real(0), g_ = WithZ ? gdt : Real(0);
     KEMPE_OMP_SIMD
-    for (int i = 0; i < count; ++i) {
-      Real v = WithX ? a_ * xs[i] : Real(0);
-      if constexpr (WithY) v = multiply_add(b_, ys[i], v);
-      if constexpr (WithZ) v = multiply_add(gdt, zs[i], v);
-      os[i] = v;
-    }
+    for (int i = 0; i < count; ++i)
+      os[i] = stage_value(a_, WithX ? xs[i] : Real(0), b_, WithY ? ys[i] : Real(0), g_, WithZ ? zs[i] : Real(0));
   }
 };
 
