@@ -57,6 +57,35 @@ KEMPE_HD const Real* side_basis(const Real* face_basis, const Real* face_half_ba
   return half == whole_edge ? face_basis + local * nq * nm : face_half_basis + (2 * local + half - 1) * nq * nm;
 }
 
+/// Whether the lanes' elements are consecutive, element[l] = element[0] + l (CPU lanes of faces). The color
+/// renumbering (Alg. 5 of the coloring paper) numbers a color's left elements, and mostly its right ones,
+/// consecutively, so that their planes are read and written with one vector load or store each instead of
+/// one load and insert per lane (lanes_from, EvalSurface::store_lanes).
+template <int W>
+inline bool consecutive(const index_t (&element)[W]) {
+  bool run = true;
+  for (int l = 1; l < W; ++l) run &= element[l] == element[0] + l;
+  return run;
+}
+
+/// to[v][m][l] = from[(v * nm + m) * k + element[l]] for the lanes' elements (CPU lanes; consecutive: whether
+/// element[] is a run, read then plane by plane with vector loads).
+template <int W, int NV, int NM, class Real>
+inline void lanes_from(const Real* from, index_t k, const index_t (&element)[W], bool run, Real (&to)[NV][NM][W]) {
+  if (run) {
+    for (int v = 0; v < NV; ++v)
+      for (int m = 0; m < NM; ++m) {
+        const Real* plane = from + std::size_t(v * NM + m) * k + element[0];
+        KEMPE_OMP_SIMD
+        for (int l = 0; l < W; ++l) to[v][m][l] = plane[l];
+      }
+  } else {
+    for (int v = 0; v < NV; ++v)
+      for (int m = 0; m < NM; ++m)
+        for (int l = 0; l < W; ++l) to[v][m][l] = from[std::size_t(v * NM + m) * k + element[l]];
+  }
+}
+
 /// Element e's coefficients, ce [vars][modes], from c [vars][modes][elements] (k elements).
 template <int P, class Real>
 KEMPE_HD void load_modes(const Real* c, index_t k, index_t e, Real (&ce)[euler::num_vars][basis::num_modes(P)]) {
@@ -505,12 +534,8 @@ struct FaceIntegrals {
     // a time through arrays in memory, the multiply-adds waited on their loads and stores.
     static_assert(nv == 4, "the sums below name the four variables' accumulators");
     alignas(64) Real cl[nv][nm][W], cr[nv][nm][W];
-    for (int v = 0; v < nv; ++v)
-      for (int m = 0; m < nm; ++m)
-        for (int l = 0; l < W; ++l) {
-          cl[v][m][l] = c[std::size_t(v * nm + m) * k + left[l]];
-          cr[v][m][l] = c[std::size_t(v * nm + m) * k + right_read[l]];
-        }
+    lanes_from(c, k, left, consecutive(left), cl);
+    lanes_from(c, k, right_read, consecutive(right_read), cr);
     alignas(64) Real ul[nq][nv][W], ur[nq][nv][W];
     for (int q = 0; q < nq; ++q) {
       KEMPE_OMP_SIMD
@@ -706,6 +731,14 @@ struct EvalSurface {
     if constexpr (WithVolume) {
       if (add_volume_lanes(face, count, to_l, to_r)) return;
     }
+    if constexpr (!Atomic) {
+      // A color's faces share no element, so the two sides' adds go in any order.
+      index_t left[W], right[W];
+      for (int l = 0; l < W; ++l) left[l] = integrals.fc.left[face[l]], right[l] = integrals.fc.right[face[l]];
+      store_lanes(left, count, [&to_l](int v, int m, int l, Real now) { return now + to_l[v][m][l]; });
+      store_lanes(right, count, [&to_r](int v, int m, int l, Real now) { return now + to_r[v][m][l]; });
+      return;
+    }
     for (int l = 0; l < count; ++l) {
       const index_t le = integrals.fc.left[face[l]], re = integrals.fc.right[face[l]];
       for (int v = 0; v < nv; ++v)
@@ -717,6 +750,31 @@ struct EvalSurface {
   }
 
  private:
+  /// rhs[.][.][element[l]] = value(v, m, l, its value now) for the first `count` lanes (no_element: none), with
+  /// vector loads and stores where the W elements are consecutive (consecutive; the color renumbering's runs).
+  template <int W, class Value>
+  void store_lanes(const index_t (&element)[W], int count, Value&& value) const {
+    constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
+    const index_t k = integrals.num_elements;
+    if (count == W && element[0] != no_element && consecutive(element)) {
+      for (int v = 0; v < nv; ++v)
+        for (int m = 0; m < nm; ++m) {
+          Real* plane = rhs + std::size_t(v * nm + m) * k + element[0];
+          KEMPE_OMP_SIMD
+          for (int l = 0; l < W; ++l) plane[l] = value(v, m, l, plane[l]);
+        }
+      return;
+    }
+    for (int l = 0; l < count; ++l) {
+      if (element[l] == no_element) continue;
+      for (int v = 0; v < nv; ++v)
+        for (int m = 0; m < nm; ++m) {
+          Real* to = &rhs[std::size_t(v * nm + m) * k + element[l]];
+          *to = value(v, m, l, *to);
+        }
+    }
+  }
+
   /// WithVolume: where this color is the first of any of the block's elements, their volume terms in lanes
   /// (EvalVolume::accumulate_lanes, the volume pass's operations), and each element's rhs = its volume term + its
   /// contribution where this is its first color, rhs += its contribution elsewhere; false, with nothing written,
@@ -725,7 +783,6 @@ struct EvalSurface {
   bool add_volume_lanes(const index_t (&face)[W], int count, const Real (&to_l)[euler::num_vars][basis::num_modes(P)][W],
                         const Real (&to_r)[euler::num_vars][basis::num_modes(P)][W]) const {
     constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
-    const index_t k = integrals.num_elements;
     index_t left[W], right[W], right_read[W];
     bool first_l[W], first_r[W], any_l = false, any_r = false;
     for (int l = 0; l < W; ++l) {
@@ -737,19 +794,30 @@ struct EvalSurface {
     }
     if (!any_l && !any_r) return false;
     alignas(64) Real vol_l[nv][nm][W], vol_r[nv][nm][W];
-    const EvalVolume<P, Real> volume_term = volume();
-    if (any_l) volume_term.template accumulate_lanes<W>([&left](int l) { return left[l]; }, vol_l);
-    if (any_r) volume_term.template accumulate_lanes<W>([&right_read](int l) { return right_read[l]; }, vol_r);
-    for (int l = 0; l < count; ++l)
-      for (int v = 0; v < nv; ++v)
-        for (int m = 0; m < nm; ++m) {
-          Real* to = &rhs[(v * nm + m) * k + left[l]];
-          *to = first_l[l] ? vol_l[v][m][l] + to_l[v][m][l] : *to + to_l[v][m][l];
-          if (right[l] == no_element) continue;
-          to = &rhs[(v * nm + m) * k + right[l]];
-          *to = first_r[l] ? vol_r[v][m][l] + to_r[v][m][l] : *to + to_r[v][m][l];
-        }
+    if (any_l) volume_of(left, vol_l);
+    if (any_r) volume_of(right_read, vol_r);
+    // A color's faces share no element, so the two sides' stores go in any order. A side without any first
+    // color here adds only: its volume terms were not computed.
+    auto store_side = [this, count](const index_t(&element)[W], bool any, const bool(&is_first)[W], const auto& vol, const auto& to) {
+      if (any)
+        store_lanes(element, count, [&](int v, int m, int l, Real now) { return is_first[l] ? vol[v][m][l] + to[v][m][l] : now + to[v][m][l]; });
+      else
+        store_lanes(element, count, [&](int v, int m, int l, Real now) { return now + to[v][m][l]; });
+    };
+    store_side(left, any_l, first_l, vol_l, to_l);
+    store_side(right, any_r, first_r, vol_r, to_r);
     return true;
+  }
+
+  /// vol[.][.][l] = the volume term of element[l] (EvalVolume::accumulate_lanes), read with vector loads where the
+  /// elements are consecutive.
+  template <int W>
+  void volume_of(const index_t (&element)[W], Real (&vol)[euler::num_vars][basis::num_modes(P)][W]) const {
+    const EvalVolume<P, Real> volume_term = volume();
+    if (consecutive(element))
+      volume_term.template accumulate_lanes<W>([e0 = element[0]](int l) { return e0 + l; }, vol);
+    else
+      volume_term.template accumulate_lanes<W>([&element](int l) { return element[l]; }, vol);
   }
 };
 
