@@ -3,7 +3,8 @@
 // 980k triangles, the size of the 1M-triangle target); then for every element ordering. A DOF is one
 // modal coefficient of one variable. Threads come from OMP_NUM_THREADS. Usage: kempe_bench_dg [N] [STAGES]
 // [all|strategies|orderings] [STRATEGY] (STRATEGY: that race strategy's rows only; the environment's
-// KEMPE_BENCH_ORDERING orders the strategies' mesh otherwise than color_renumber). Prints Markdown rows;
+// KEMPE_BENCH_ORDERING orders the strategies' mesh otherwise than color_renumber, and KEMPE_BENCH_MESH=FILE
+// (.kmesh, .msh or .geo, triangles) replaces the grid there, N then unused). Prints Markdown rows;
 // bench/dg_throughput.sh runs it on 1 and 2 threads.
 //
 // Bandwidth model per stage (bytes that must move at least): the right-hand side reads the solution and
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "mesh/generators.hpp"
+#include "mesh/load.hpp"
 #include "coloring/coloring.hpp"
 #include "coloring/reorder.hpp"
 #include "solver/numerics/euler_dg.hpp"
@@ -118,7 +120,17 @@ int main(int argc, char** argv) {
     // grid's numbering instead).
     const char* chosen = std::getenv("KEMPE_BENCH_ORDERING");
     const char* ordering = chosen != nullptr && *chosen != '\0' ? chosen : "color_renumber";
-    const Mesh mesh = ordered(ordering, input);
+    const char* mesh_file = std::getenv("KEMPE_BENCH_MESH");
+    Mesh mesh;
+    if (mesh_file != nullptr && *mesh_file != '\0') {
+      // An unstructured mesh: colored and ordered here, whatever the file holds.
+      mesh = load_mesh(mesh_file);
+      FaceColoring coloring = color_faces(mesh, {"kempe", 1});
+      apply_ordering(mesh, coloring, find_ordering(ordering).compute(mesh, coloring));
+      std::printf("mesh: %s\n\n", mesh_file);
+    } else {
+      mesh = ordered(ordering, input);
+    }
     header();
     for (const auto& named : dg::strategies) {
       if (!only.empty() && only != named.name) continue;

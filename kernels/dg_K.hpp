@@ -737,15 +737,15 @@ struct EvalSurface {
       for (int l = 0; l < W; ++l) left[l] = integrals.fc.left[face[l]], right[l] = integrals.fc.right[face[l]];
       store_lanes(left, count, [&to_l](int v, int m, int l, Real now) { return now + to_l[v][m][l]; });
       store_lanes(right, count, [&to_r](int v, int m, int l, Real now) { return now + to_r[v][m][l]; });
-      return;
-    }
-    for (int l = 0; l < count; ++l) {
-      const index_t le = integrals.fc.left[face[l]], re = integrals.fc.right[face[l]];
-      for (int v = 0; v < nv; ++v)
-        for (int m = 0; m < nm; ++m) {
-          add_to<Atomic>(&rhs[(v * nm + m) * k + le], to_l[v][m][l]);
-          if (re != no_element) add_to<Atomic>(&rhs[(v * nm + m) * k + re], to_r[v][m][l]);
-        }
+    } else {
+      for (int l = 0; l < count; ++l) {
+        const index_t le = integrals.fc.left[face[l]], re = integrals.fc.right[face[l]];
+        for (int v = 0; v < nv; ++v)
+          for (int m = 0; m < nm; ++m) {
+            add_to<Atomic>(&rhs[(v * nm + m) * k + le], to_l[v][m][l]);
+            if (re != no_element) add_to<Atomic>(&rhs[(v * nm + m) * k + re], to_r[v][m][l]);
+          }
+      }
     }
   }
 
