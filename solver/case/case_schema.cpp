@@ -76,8 +76,8 @@ const std::vector<Setting> table = {
     {"mesh.size", T::real, "0", "element size for a .geo file (0: the sizes the .geo file sets)", nullptr, 0, huge},
     {"mesh.coloring", T::choice, "kempe", "face coloring algorithm", coloring_names},
     {"mesh.ordering", T::choice, "auto",
-     "element and face ordering (auto: color_renumber on the CPU backend, hilbert on the GPU, each the faster "
-     "there)",
+     "element and face ordering (auto: rcm on the CPU backend, hilbert on the GPU, each the faster there on "
+     "unstructured meshes)",
      ordering_names},
     {"mesh.seed", T::integer, "1", "seed of the coloring and of a generated mesh (results are reproducible for a seed)",
      nullptr, 0, 4294967295.0},

@@ -217,12 +217,14 @@ class Progress {
 
 /// mesh.ordering, where `auto` is the faster ordering on the case's backend: on the GPU hilbert, which keeps every
 /// element-wise kernel of a step local (Table 10's double Mach run with the colored strategy 1.77 ms a step
-/// against 2.93 with color_renumber on an H200, docs/benchmarks.md); on the CPU color_renumber (Alg. 5 of the
-/// coloring paper), within 4 % of rcm and 1.02-1.26 times as fast as hilbert there (180k triangles, one thread).
+/// against 2.93 with color_renumber on an H200, docs/benchmarks.md); on the CPU rcm, whose neighbours lie close in
+/// memory on a mesh generator's triangles: a colored stage on the double Mach mesh at 180k triangles takes 0.45-0.54
+/// of color_renumber's time and 0.79-0.99 of hilbert's (color_renumber wins only on structured grids, whose
+/// numbering it turns into runs of consecutive elements; docs/benchmarks.md, the orderings on the CPU).
 std::string case_ordering(const cases::CaseFile& c) {
   const std::string named = c.text("mesh.ordering");
   if (named != "auto") return named;
-  return backend_from_name(c.text("solver.backend")) == Backend::cuda ? "hilbert" : "color_renumber";
+  return backend_from_name(c.text("solver.backend")) == Backend::cuda ? "hilbert" : "rcm";
 }
 
 /// The case's mesh, colored and ordered as it names (a .kmesh saved by `kempe color --save` comes colored and

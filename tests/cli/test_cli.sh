@@ -188,8 +188,8 @@ if contains "$help" "case"; then
   run_out=$("$kempe" run "$source_dir/cases/double_mach.yaml" --set mesh.size=0.1 --set time.end=0.002 --output "$work/run")
   check "run reaches the end time" contains "$run_out" "# done: t = 0.002 after"
   check "run names its solver" contains "$run_out" "# solver: order 2, double, flux hll, strategy colored, backend cpu"
-  check "run orders its mesh for its backend (mesh.ordering auto: color_renumber on the CPU)" contains "$run_out" \
-    "3 colors (optimal), ordering color_renumber"
+  check "run orders its mesh for its backend (mesh.ordering auto: rcm on the CPU)" contains "$run_out" \
+    "3 colors (optimal), ordering rcm"
   check "run saves the resolved configuration" grep -q "end: 0.002  # --set" "$work/run/double_mach.resolved.yaml"
   if contains "$run_out" "open $work/run/double_mach.pvd in ParaView"; then  # a build with VTK
     check "run writes the initial and the final state" test -s "$work/run/double_mach_0001.vtu"
