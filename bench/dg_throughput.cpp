@@ -109,9 +109,8 @@ int main(int argc, char** argv) {
   std::printf("copy bandwidth: %.1f GB/s (%d threads)\n\n", bandwidth / 1e9, threads);
   const Mesh input = build_mesh(square_grid(n, true));
   FaceColoring input_coloring = color_faces(input, {"kempe", 1});
-  auto ordered = [&](const char* name, const Mesh& from) {
+  auto ordered = [](const char* name, const Mesh& from, FaceColoring coloring) {
     Mesh mesh = from;
-    FaceColoring coloring = input_coloring;
     apply_ordering(mesh, coloring, find_ordering(name).compute(mesh, coloring));
     return mesh;
   };
@@ -121,16 +120,12 @@ int main(int argc, char** argv) {
     const char* chosen = std::getenv("KEMPE_BENCH_ORDERING");
     const char* ordering = chosen != nullptr && *chosen != '\0' ? chosen : "color_renumber";
     const char* mesh_file = std::getenv("KEMPE_BENCH_MESH");
-    Mesh mesh;
-    if (mesh_file != nullptr && *mesh_file != '\0') {
-      // An unstructured mesh: colored and ordered here, whatever the file holds.
-      mesh = load_mesh(mesh_file);
-      FaceColoring coloring = color_faces(mesh, {"kempe", 1});
-      apply_ordering(mesh, coloring, find_ordering(ordering).compute(mesh, coloring));
-      std::printf("mesh: %s\n\n", mesh_file);
-    } else {
-      mesh = ordered(ordering, input);
-    }
+    const bool from_file = mesh_file != nullptr && *mesh_file != '\0';
+    // A mesh from a file is colored and ordered here, whatever the file holds.
+    const Mesh loaded = from_file ? load_mesh(mesh_file) : Mesh{};
+    const Mesh mesh = from_file ? ordered(ordering, loaded, color_faces(loaded, {"kempe", 1}))
+                                : ordered(ordering, input, input_coloring);
+    if (from_file) std::printf("mesh: %s\n\n", mesh_file);
     header();
     for (const auto& named : dg::strategies) {
       if (!only.empty() && only != named.name) continue;
@@ -166,7 +161,7 @@ int main(int argc, char** argv) {
     }
     header();
     for (const char* name : {"as_read", "color_renumber", "rcm", "hilbert"}) {
-      const Mesh mesh = ordered(name, shuffled);
+      const Mesh mesh = ordered(name, shuffled, input_coloring);
       for (const dg::Strategy strategy : {dg::Strategy::colored, dg::Strategy::atomic}) {
         run<1>(mesh, name, strategy, stages, bandwidth, threads);
         run<3>(mesh, name, strategy, stages, bandwidth, threads);
