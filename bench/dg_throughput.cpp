@@ -4,7 +4,8 @@
 // modal coefficient of one variable. Threads come from OMP_NUM_THREADS. Usage: kempe_bench_dg [N] [STAGES]
 // [all|strategies|orderings] [STRATEGY] (STRATEGY: that race strategy's rows only; the environment's
 // KEMPE_BENCH_ORDERING orders the strategies' mesh otherwise than color_renumber, and KEMPE_BENCH_MESH=FILE
-// (.kmesh, .msh or .geo, triangles) replaces the grid there, N then unused). Prints Markdown rows;
+// (.kmesh, .msh or .geo, triangles) replaces the grid there, N then unused; KEMPE_BENCH_ORDERS=LIST, digits 1-5,
+// runs those orders only, e.g. 12). Prints Markdown rows;
 // bench/dg_throughput.sh runs it on 1 and 2 threads.
 //
 // Bandwidth model per stage (bytes that must move at least): the right-hand side reads the solution and
@@ -58,11 +59,18 @@ double best_seconds(int repeats, F&& f) {
   return best;
 }
 
+/// Whether KEMPE_BENCH_ORDERS (digits, e.g. "12") is unset or names order P.
+bool order_chosen(int P) {
+  const char* orders = std::getenv("KEMPE_BENCH_ORDERS");
+  return orders == nullptr || *orders == '\0' || std::string(orders).find(char('0' + P)) != std::string::npos;
+}
+
 /// One row: DOF updates per second per SSP-RK3 stage, the stage's time split into eval_volume, eval_surface
 /// (by the strategy) and the rest (the stage update; limiters are off), and the bandwidth model.
 template <int P>
 void run(const Mesh& mesh, const char* ordering, dg::Strategy strategy, int stages, double bandwidth, int threads,
          bool fused_stages = true) {
+  if (!order_chosen(P)) return;
   dg::EulerDG<P, double, euler::Flux::rusanov, FreeStream> solver(mesh, 1.4, FreeStream{}, strategy);
   solver.set_fused_stages(fused_stages);
   solver.project([](double x, double y, double* u) {

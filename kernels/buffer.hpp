@@ -28,15 +28,23 @@ inline void check_fits(std::size_t needed, const DeviceMemory& device, const std
                            std::to_string(device.total_bytes >> 20) + " MiB");
 }
 
+/// Advises transparent huge pages (MADV_HUGEPAGE) for the whole 2 MiB pages within [p, p + bytes); advice
+/// only. Buffer asks it for its host storage before the first touch: the colored face loops read and add at
+/// each face's right element in every (variable, mode) plane of the solution and the right-hand side, a page
+/// each in 4 KiB pages, and the TLB's misses then cost a tenth of a stage at p = 1 (docs/benchmarks.md).
+void advise_huge_pages(void* p, std::size_t bytes) noexcept;
+
 template <class T>
 class Buffer {
  public:
   Buffer() = default;
   /// n elements for `what` (named in error messages); zero on the CPU, unset on the device.
   Buffer(Backend backend, std::size_t n, const char* what) : backend_(backend), size_(n), capacity_(n), what_(what) {
-    if (backend_ == Backend::cpu)
+    if (backend_ == Backend::cpu) {
+      host_.reserve(n);
+      advise_huge_pages(host_.data(), n * sizeof(T));
       host_.assign(n, T{});
-    else
+    } else
       device_ = static_cast<T*>(device_allocate(n * sizeof(T), what));
   }
   /// A copy of `host` for `what`.
@@ -65,7 +73,10 @@ class Buffer {
   /// down are rarely reallocated (on the device a cudaFree waits for every launch before it).
   void resize(std::size_t n) {
     if (backend_ == Backend::cpu) {
-      if (n > host_.capacity()) host_.reserve(n + n / 2);
+      if (n > host_.capacity()) {
+        host_.reserve(n + n / 2);
+        advise_huge_pages(host_.data(), host_.capacity() * sizeof(T));
+      }
       host_.resize(n);
     } else if (n > capacity_) {
       const std::size_t grown = n + n / 2;

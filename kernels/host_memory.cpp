@@ -8,6 +8,7 @@
 // block is kept in a cache from which a later request of at most its size (and more than half of it) is served
 // without touching the kernel. The cache holds at most as many bytes as are in use (and at least
 // cache_floor), so it cannot more than double what the arrays hold; beyond that the smallest blocks go back.
+// Buffer's std::vector storage cannot come from here, so advise_huge_pages advises the whole huge pages within it.
 #include <sys/mman.h>
 
 #include <cstddef>
@@ -139,6 +140,16 @@ void host_release(void* p) noexcept {
   // The cache's records say whether p is a mapped block; anything else came from operator new.
   if (keep_large_blocks && block_cache().give(p)) return;
   ::operator delete(p, std::align_val_t(64));
+}
+
+void advise_huge_pages(void* p, std::size_t bytes) noexcept {
+#ifdef MADV_HUGEPAGE
+  const auto start = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t from = (start + huge_page - 1) / huge_page * huge_page, to = (start + bytes) / huge_page * huge_page;
+  if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
+#else
+  (void)p, (void)bytes;
+#endif
 }
 
 }  // namespace kempe
