@@ -254,9 +254,16 @@ struct TaylorCoefficients {
   const Real *dr_dx, *dr_dy, *ds_dx, *ds_dy;  ///< [elements]
   const Real* c;
   Real* taylor;
+  /// [elements][3] and [vertices], or null (every element): where given, only the elements with a vertex that
+  /// TroubledVertices marked, the ones whose coefficients the vertex limiter of the troubled elements reads.
+  const index_t* element_vertices = nullptr;
+  const std::uint8_t* vertex_mark = nullptr;
 
   KEMPE_HD void operator()(index_t e) const {
     constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
+    if (vertex_mark != nullptr &&
+        (vertex_mark[element_vertices[3 * e]] | vertex_mark[element_vertices[3 * e + 1]] | vertex_mark[element_vertices[3 * e + 2]]) == 0)
+      return;
     // expand[(k, j)][i]: the coefficient of X^(k - i) Y^i in (rx X + ry Y)^(k - j) (sx X + sy Y)^j, built
     // degree by degree from (k - 1, j) times the first factor, or (k - 1, k - 1) times the second.
     Real expand[nm][P + 1];
@@ -327,9 +334,12 @@ struct VertexBounds {
   const index_t* vertex_elements;
   const Real* taylor;
   Real* bounds;
+  /// [vertices] or null (every vertex): where given, only the vertices TroubledVertices marked.
+  const std::uint8_t* vertex_mark = nullptr;
 
   KEMPE_HD void operator()(index_t i) const {
     constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
+    if (vertex_mark != nullptr && vertex_mark[i] == 0) return;
     for (int v = 0; v < nv; ++v)
       for (int d = 0; d < num_fields; ++d) {
         Real lo = Real(1e30), hi = Real(-1e30);
@@ -341,6 +351,23 @@ struct VertexBounds {
         bounds[(std::size_t(v) * num_fields + d) * num_vertices + i] = lo;
         bounds[(std::size_t(nv + v) * num_fields + d) * num_vertices + i] = hi;
       }
+  }
+};
+
+/// mark[v] = 1 where an element around vertex v is troubled, else 0. Limiting only the troubled elements, the
+/// vertex limiter reads the bounds at their vertices, the marked ones, and those bounds read the Taylor
+/// coefficients of the elements around them, the ones with a marked vertex: TaylorCoefficients and VertexBounds
+/// then skip the rest (a shock's band is a small part of the mesh), with the same values where they do not.
+struct TroubledVertices {
+  const index_t* vertex_element_begin;  ///< [vertices + 1]
+  const index_t* vertex_elements;
+  const std::uint8_t* troubled;  ///< [elements] 0 or 1
+  std::uint8_t* mark;            ///< [vertices]
+
+  KEMPE_HD void operator()(index_t v) const {
+    std::uint8_t any = 0;
+    for (index_t k = vertex_element_begin[v]; k < vertex_element_begin[v + 1]; ++k) any |= troubled[vertex_elements[k]];
+    mark[v] = any;
   }
 };
 

@@ -121,8 +121,10 @@ class EulerDG {
     } else if (limiter_ != Limiter::none && P > 0) {
       troubled_.resize(k);
       taylor_.resize(values);
-      if (limiter_ == Limiter::vertex)
+      if (limiter_ == Limiter::vertex) {
         bounds_.resize(std::size_t(2) * nv * VertexBounds<P, Real>::num_fields * mesh_.num_vertices());
+        vertex_marks_.resize(mesh_.num_vertices());
+      }
     }
     if (blending_on()) size_blending();
     // On the GPU the step's graph is recorded again here, as part of following the adaptation (so that its cost
@@ -623,6 +625,8 @@ class EulerDG {
     if (taylor_.size() != c_.size()) taylor_ = Buffer<Real>(backend_, c_.size(), "the limiter's Taylor coefficients");
     const std::size_t bound_values = limiter == Limiter::vertex ? std::size_t(2) * nv * VertexBounds<P, Real>::num_fields * mesh_.num_vertices() : 0;
     if (bounds_.size() != bound_values) bounds_ = Buffer<Real>(backend_, bound_values, "the vertex limiter's bounds");
+    const std::size_t marks = limiter == Limiter::vertex ? std::size_t(mesh_.num_vertices()) : 0;
+    if (vertex_marks_.size() != marks) vertex_marks_ = Buffer<std::uint8_t>(backend_, marks, "the vertex limiter's vertex marks");
   }
 
   /// The entropy filter's relative tolerances on its bounds (kernels/entropy_filter_K.hpp): an element filters
@@ -670,9 +674,13 @@ class EulerDG {
       }
       troubled = troubled_.data();
     }
+    // The vertex limiter of the troubled elements only reads what TroubledVertices marks (the same values).
+    const std::uint8_t* vertex_mark = troubled != nullptr && limiter_ == Limiter::vertex ? vertex_marks_.data() : nullptr;
+    if (vertex_mark != nullptr)
+      launch(mesh_.num_vertices(), TroubledVertices{mesh_.view().vertex_element_begin, mesh_.view().vertex_elements, troubled, vertex_marks_.data()});
     launch(k_,
            TaylorCoefficients<P, Real>{k_, d_.taylor_from_modes, mesh_.view().geometry.dr_dx, mesh_.view().geometry.dr_dy, mesh_.view().geometry.ds_dx,
-                                       mesh_.view().geometry.ds_dy, c, taylor_.data()});
+                                       mesh_.view().geometry.ds_dy, c, taylor_.data(), mesh_.view().element_vertices, vertex_mark});
     if (limiter_ == Limiter::moment) {
       launch(k_,
              MomentLimiter<P, Real>{k_, mesh_.view().element_neighbors, mesh_.view().neighbor_dx, mesh_.view().neighbor_dy, moment_theta_,
@@ -680,8 +688,8 @@ class EulerDG {
                                     mesh_.view().half_neighbor_dx, mesh_.view().half_neighbor_dy});
       return;
     }
-    launch(mesh_.num_vertices(),
-           VertexBounds<P, Real>{k_, mesh_.num_vertices(), mesh_.view().vertex_element_begin, mesh_.view().vertex_elements, taylor_.data(), bounds_.data()});
+    launch(mesh_.num_vertices(), VertexBounds<P, Real>{k_, mesh_.num_vertices(), mesh_.view().vertex_element_begin, mesh_.view().vertex_elements,
+                                                       taylor_.data(), bounds_.data(), vertex_mark});
     launch(k_,
            VertexLimiter<P, Real>{k_, mesh_.num_vertices(), mesh_.view().element_vertices, mesh_.view().vertex_dx, mesh_.view().vertex_dy, d_.degree_part,
                                   taylor_.data(), bounds_.data(), c, troubled});
@@ -1187,6 +1195,7 @@ class EulerDG {
   std::string lost_mesh_;               // the forest's source once a remesh failed (no step is taken after that)
   Buffer<Real> buffer_;                 // the buffered strategy's per-face contributions
   Buffer<Real> taylor_, bounds_;        // [vars][modes][elements]; [2][vars][VertexBounds::num_fields][vertices]
+  Buffer<std::uint8_t> vertex_marks_;   // [vertices] TroubledVertices' marks (the vertex limiter)
   Buffer<std::uint8_t> troubled_;       // [elements] KXRCF flags
   Buffer<Real> entropy_, entropy_bound_;  // [2][elements] the entropy filter's least log entropy and density, own and around
   Buffer<Real> filter_strength_;          // [elements] the entropy filter's last factor f (1: untouched)
