@@ -230,6 +230,44 @@ TEST(VertexLimiter, PutsEveryVertexValueWithinTheAveragesAroundThatVertex) {
   EXPECT_GT(changed, int(n));  // the data was rough: most slopes had to change
 }
 
+/// Limiting the troubled elements only, the vertex limiter computes the Taylor coefficients and the vertex bounds
+/// only around them (TroubledVertices' marks): each troubled element must come out as the limiter of every
+/// element leaves it, bit for bit, and every other element untouched.
+template <int P>
+void expect_troubled_elements_limited_as_by_the_whole_limiter() {
+  const Mesh mesh = test::solver_mesh(16, 1.0, 0.3);
+  const index_t n = mesh.num_elements();
+  dg::EulerDG<P, double, euler::Flux::hll, FixedState> solver(mesh, gamma_air, FixedState{}, dg::Strategy::colored);
+  solver.project([](double x, double y, double* u) {
+    const bool left = x + 0.3 * y < 0.55;  // a shock tube's step across the elements
+    euler::conserved(left ? 1.0 : 0.125, 0.2, 0.1 * std::sin(3 * y), left ? 1.0 : 0.1, gamma_air, u);
+  });
+  const std::vector<double> start = solver.solution();
+  solver.set_limiter(dg::Limiter::vertex, 2, true);
+  std::vector<double> troubled_only = start;
+  solver.limit_slopes(troubled_only);
+  const std::vector<std::uint8_t> troubled = solver.troubled_cells(start);
+  const index_t flagged = index_t(std::count(troubled.begin(), troubled.end(), std::uint8_t(1)));
+  EXPECT_GT(flagged, 0);
+  EXPECT_LT(flagged, n / 4);  // a band along the step: most elements and vertices are left out
+  solver.set_limiter(dg::Limiter::vertex, 2, false);
+  std::vector<double> every = start;
+  solver.limit_slopes(every);
+  int differ = 0;
+  for (std::size_t i = 0; i < start.size(); ++i) {
+    const index_t e = index_t(i % std::size_t(n));
+    const double expected = troubled[e] ? every[i] : start[i];
+    differ += troubled_only[i] != expected;
+  }
+  EXPECT_EQ(differ, 0) << "p = " << P;
+  EXPECT_NE(every, start);  // the limiter did change slopes
+}
+
+TEST(VertexLimiter, OfTheTroubledElementsGivesThemWhatTheWholeLimiterGives) {
+  expect_troubled_elements_limited_as_by_the_whole_limiter<1>();
+  expect_troubled_elements_limited_as_by_the_whole_limiter<2>();
+}
+
 TEST(MomentLimiter, BoundsEachSlopeByTheDifferencesToItsNeighbours) {
   // The minmod property at p = 1: along the direction to each face neighbour, the limited slope has the sign
   // of the difference of the averages and at most theta times its size; the averages do not change.
