@@ -258,12 +258,30 @@ struct TaylorCoefficients {
   /// TroubledVertices marked, the ones whose coefficients the vertex limiter of the troubled elements reads.
   const index_t* element_vertices = nullptr;
   const std::uint8_t* vertex_mark = nullptr;
+  /// [elements] flags with the face neighbours [elements][3] (and an adapted mesh's second neighbours across split
+  /// edges, or null), or null (every element): where given, only the flagged elements and their face neighbours,
+  /// the ones whose coefficients the moment limiter of the flagged elements reads (neighbours are mutual).
+  const std::uint8_t* troubled = nullptr;
+  const index_t *element_neighbors = nullptr, *element_half_neighbors = nullptr;
+
+  /// Whether element e's coefficients are read (the guards above).
+  KEMPE_HD bool needed(index_t e) const {
+    if (vertex_mark != nullptr &&
+        (vertex_mark[element_vertices[3 * e]] | vertex_mark[element_vertices[3 * e + 1]] | vertex_mark[element_vertices[3 * e + 2]]) == 0)
+      return false;
+    if (troubled == nullptr || troubled[e] != 0) return true;
+    for (int j = 0; j < 3; ++j) {
+      const index_t n = element_neighbors[3 * e + j];
+      if (n != no_element && troubled[n] != 0) return true;
+      const index_t h = element_half_neighbors == nullptr ? no_element : element_half_neighbors[3 * e + j];
+      if (h != no_element && troubled[h] != 0) return true;
+    }
+    return false;
+  }
 
   KEMPE_HD void operator()(index_t e) const {
     constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
-    if (vertex_mark != nullptr &&
-        (vertex_mark[element_vertices[3 * e]] | vertex_mark[element_vertices[3 * e + 1]] | vertex_mark[element_vertices[3 * e + 2]]) == 0)
-      return;
+    if (!needed(e)) return;
     // expand[(k, j)][i]: the coefficient of X^(k - i) Y^i in (rx X + ry Y)^(k - j) (sx X + sy Y)^j, built
     // degree by degree from (k - 1, j) times the first factor, or (k - 1, k - 1) times the second.
     Real expand[nm][P + 1];

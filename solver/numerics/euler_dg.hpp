@@ -678,9 +678,12 @@ class EulerDG {
     const std::uint8_t* vertex_mark = troubled != nullptr && limiter_ == Limiter::vertex ? vertex_marks_.data() : nullptr;
     if (vertex_mark != nullptr)
       launch(mesh_.num_vertices(), TroubledVertices{mesh_.view().vertex_element_begin, mesh_.view().vertex_elements, troubled, vertex_marks_.data()});
+    // The moment limiter of the troubled elements reads theirs and their face neighbours' coefficients only.
+    const bool moment_listed = troubled != nullptr && limiter_ == Limiter::moment;
     launch(k_,
            TaylorCoefficients<P, Real>{k_, d_.taylor_from_modes, mesh_.view().geometry.dr_dx, mesh_.view().geometry.dr_dy, mesh_.view().geometry.ds_dx,
-                                       mesh_.view().geometry.ds_dy, c, taylor_.data(), mesh_.view().element_vertices, vertex_mark});
+                                       mesh_.view().geometry.ds_dy, c, taylor_.data(), mesh_.view().element_vertices, vertex_mark,
+                                       moment_listed ? troubled : nullptr, mesh_.view().element_neighbors, mesh_.view().element_half_neighbors});
     if (limiter_ == Limiter::moment) {
       launch(k_,
              MomentLimiter<P, Real>{k_, mesh_.view().element_neighbors, mesh_.view().neighbor_dx, mesh_.view().neighbor_dy, moment_theta_,

@@ -397,6 +397,47 @@ void check_remesh(const Mesh& start) {
   EXPECT_THROW(solver.remesh(forest), std::logic_error);
 }
 
+/// On a mesh with hanging faces, the slope limiters of the troubled elements only (their Taylor coefficients and
+/// vertex bounds computed only where those elements read them: around their vertices, or at them and their face
+/// neighbours, the second neighbour across a split edge included) give each troubled element what the limiter of
+/// every element gives it, bit for bit, and leave the others alone.
+template <int P>
+void expect_troubled_limited_as_by_the_whole_limiter(const adapt::TriangleForest& forest, dg::Limiter limiter) {
+  SCOPED_TRACE("p = " + std::to_string(P) + (limiter == dg::Limiter::vertex ? ", vertex" : ", moment"));
+  const Stream stream;
+  const std::vector<double> start = project<P>(forest, [](double x, double y, double* u) {
+    const bool left = x - 0.2 * y < 0.45;  // a step across the elements, hanging faces on both sides of it
+    euler::conserved(left ? 1.0 : 0.2, 0.3, -0.1, left ? 1.0 : 0.15, gamma_air, u);
+  });
+  dg::EulerDG<P, double, euler::Flux::hll, FixedState> solver(forest, gamma_air, stream.ghost(), dg::Strategy::colored);
+  solver.set_limiter(limiter, 2, true);
+  std::vector<double> troubled_only = start;
+  solver.limit_slopes(troubled_only);
+  const std::vector<std::uint8_t> troubled = solver.troubled_cells(start);
+  const index_t k = forest.num_elements();
+  const index_t flagged = index_t(std::count(troubled.begin(), troubled.end(), std::uint8_t(1)));
+  EXPECT_GT(flagged, 0);
+  EXPECT_LT(flagged, k / 3);
+  solver.set_limiter(limiter, 2, false);
+  std::vector<double> every = start;
+  solver.limit_slopes(every);
+  int differ = 0;
+  for (std::size_t i = 0; i < start.size(); ++i) {
+    const index_t e = index_t(i % std::size_t(k));
+    differ += troubled_only[i] != (troubled[e] ? every[i] : start[i]);
+  }
+  EXPECT_EQ(differ, 0);
+  EXPECT_NE(every, start);
+}
+
+TEST(AdaptedDG, TheSlopeLimitersOfTheTroubledElementsGiveThemWhatTheWholeLimitersGive) {
+  const adapt::TriangleForest forest = hanging_forest(adapt_start(grid_mesh(10, 1.0, 0.25, 3)), 41);
+  for (const dg::Limiter limiter : {dg::Limiter::vertex, dg::Limiter::moment}) {
+    expect_troubled_limited_as_by_the_whole_limiter<1>(forest, limiter);
+    expect_troubled_limited_as_by_the_whole_limiter<2>(forest, limiter);
+  }
+}
+
 TEST(AdaptedDG, ThePositivityLimiterPassesOverTheLeavesATransferMade) {
   // Near vacuum, siblings far apart: restriction and prolongation keep the averages, not the point values. Two
   // solvers follow the same adaptations, one with the positivity limiter: kept leaves are bitwise as they were,

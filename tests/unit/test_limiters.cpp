@@ -230,11 +230,12 @@ TEST(VertexLimiter, PutsEveryVertexValueWithinTheAveragesAroundThatVertex) {
   EXPECT_GT(changed, int(n));  // the data was rough: most slopes had to change
 }
 
-/// Limiting the troubled elements only, the vertex limiter computes the Taylor coefficients and the vertex bounds
-/// only around them (TroubledVertices' marks): each troubled element must come out as the limiter of every
-/// element leaves it, bit for bit, and every other element untouched.
+/// Limiting the troubled elements only, the limiters compute the Taylor coefficients (and the vertex limiter
+/// its bounds) only where those elements read them: around their vertices (TroubledVertices' marks) or their
+/// face neighbours. Each troubled element must come out as the limiter of every element leaves it, bit for bit,
+/// and every other element untouched.
 template <int P>
-void expect_troubled_elements_limited_as_by_the_whole_limiter() {
+void expect_troubled_elements_limited_as_by_the_whole_limiter(dg::Limiter limiter) {
   const Mesh mesh = test::solver_mesh(16, 1.0, 0.3);
   const index_t n = mesh.num_elements();
   dg::EulerDG<P, double, euler::Flux::hll, FixedState> solver(mesh, gamma_air, FixedState{}, dg::Strategy::colored);
@@ -243,14 +244,14 @@ void expect_troubled_elements_limited_as_by_the_whole_limiter() {
     euler::conserved(left ? 1.0 : 0.125, 0.2, 0.1 * std::sin(3 * y), left ? 1.0 : 0.1, gamma_air, u);
   });
   const std::vector<double> start = solver.solution();
-  solver.set_limiter(dg::Limiter::vertex, 2, true);
+  solver.set_limiter(limiter, 2, true);
   std::vector<double> troubled_only = start;
   solver.limit_slopes(troubled_only);
   const std::vector<std::uint8_t> troubled = solver.troubled_cells(start);
   const index_t flagged = index_t(std::count(troubled.begin(), troubled.end(), std::uint8_t(1)));
   EXPECT_GT(flagged, 0);
   EXPECT_LT(flagged, n / 4);  // a band along the step: most elements and vertices are left out
-  solver.set_limiter(dg::Limiter::vertex, 2, false);
+  solver.set_limiter(limiter, 2, false);
   std::vector<double> every = start;
   solver.limit_slopes(every);
   int differ = 0;
@@ -259,13 +260,15 @@ void expect_troubled_elements_limited_as_by_the_whole_limiter() {
     const double expected = troubled[e] ? every[i] : start[i];
     differ += troubled_only[i] != expected;
   }
-  EXPECT_EQ(differ, 0) << "p = " << P;
+  EXPECT_EQ(differ, 0) << "p = " << P << ", " << (limiter == dg::Limiter::vertex ? "vertex" : "moment");
   EXPECT_NE(every, start);  // the limiter did change slopes
 }
 
-TEST(VertexLimiter, OfTheTroubledElementsGivesThemWhatTheWholeLimiterGives) {
-  expect_troubled_elements_limited_as_by_the_whole_limiter<1>();
-  expect_troubled_elements_limited_as_by_the_whole_limiter<2>();
+TEST(SlopeLimiters, OfTheTroubledElementsGiveThemWhatTheWholeLimiterGives) {
+  for (const dg::Limiter limiter : {dg::Limiter::vertex, dg::Limiter::moment}) {
+    expect_troubled_elements_limited_as_by_the_whole_limiter<1>(limiter);
+    expect_troubled_elements_limited_as_by_the_whole_limiter<2>(limiter);
+  }
 }
 
 TEST(MomentLimiter, BoundsEachSlopeByTheDifferencesToItsNeighbours) {
