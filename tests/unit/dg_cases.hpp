@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <random>
 #include <utility>
@@ -110,6 +111,33 @@ inline void print_convergence_table(int p, const std::vector<int>& sizes, const 
       std::printf("  %3dx%-3d  %.4e           %.2f\n", sizes[i], sizes[i], errors[i],
                   std::log(errors[i - 1] / errors[i]) / std::log(double(sizes[i]) / sizes[i - 1]));
   }
+}
+
+
+/// What limiting `start` with solver's slope `limiter` on the troubled elements only gives against limiting every
+/// element: `differ` counts the values that are not the whole limiter's on a troubled element or not start's
+/// elsewhere (0 when the limiter of the troubled elements reads what it must), `flagged` the troubled elements,
+/// `changed` whether the whole limiter changed anything.
+struct TroubledOnlyAgainstWhole {
+  int differ = 0;
+  index_t flagged = 0;
+  bool changed = false;
+};
+template <class Solver>
+TroubledOnlyAgainstWhole troubled_only_against_whole(Solver& solver, dg::Limiter limiter, const std::vector<double>& start) {
+  TroubledOnlyAgainstWhole out;
+  solver.set_limiter(limiter, 2, true);
+  std::vector<double> troubled_only = start;
+  solver.limit_slopes(troubled_only);
+  const std::vector<std::uint8_t> troubled = solver.troubled_cells(start);
+  out.flagged = index_t(std::count(troubled.begin(), troubled.end(), std::uint8_t(1)));
+  solver.set_limiter(limiter, 2, false);
+  std::vector<double> every = start;
+  solver.limit_slopes(every);
+  const std::size_t k = troubled.size();
+  for (std::size_t i = 0; i < start.size(); ++i) out.differ += troubled_only[i] != (troubled[i % k] ? every[i] : start[i]);
+  out.changed = every != start;
+  return out;
 }
 
 }  // namespace kempe::test
