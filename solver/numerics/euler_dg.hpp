@@ -654,9 +654,10 @@ class EulerDG {
   }
   Limiter limiter() const { return limiter_; }
 
-  /// Applies the slope limiter to the coefficients c (backend memory): the Taylor coefficients of every
-  /// element, then (vertex limiter) the vertex bounds, gathered per vertex with no race, and one factor per
-  /// degree, element and variable. Cell averages never change. Nothing to do at P = 0 or with Limiter::none.
+  /// Applies the slope limiter to the coefficients c (backend memory): the Taylor coefficients of the elements,
+  /// then (vertex limiter) the vertex bounds, gathered per vertex with no race, and one factor per degree,
+  /// element and variable; limiting the troubled elements only, the coefficients and bounds those read only.
+  /// Cell averages never change. Nothing to do at P = 0 or with Limiter::none.
   void limit_slopes(Real* c) {
     if (limiter_ == Limiter::none || P == 0) return;
     if (limiter_ == Limiter::entropy_filter) {
