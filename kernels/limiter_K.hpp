@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "base/registry.hpp"
 #include "base/types.hpp"
@@ -426,6 +427,14 @@ struct TroubledCells {
   /// [elements] or null: where given, the ratio jump / (h^((P+1)/2) |inflow| |mean|) too (0 without inflow), which
   /// the element is flagged for exceeding (adapt/indicators_K.hpp's kxrcf indicator).
   double* ratio = nullptr;
+  /// The prefilter (cannot_be_troubled), on where all three are given and no ratio is asked for: the largest
+  /// |phi_m| at the face points, whole and half edges ([modes], kxrcf_mode_bounds), and the elements across
+  /// each local edge and across its second half ([elements][3] each, no_element on the boundary and where the
+  /// edge is whole: DGMesh's element_neighbors and element_half_neighbors; the half table may be null on a
+  /// conforming mesh).
+  const Real* mode_bound = nullptr;
+  const index_t *element_neighbors = nullptr, *element_half_neighbors = nullptr;
+  KEMPE_HD bool prefiltered() const { return mode_bound != nullptr && element_neighbors != nullptr && ratio == nullptr; }
 
   /// Face f as element e sees it: the element across it, the bases of e's side and of the neighbour's at the
   /// face's points (the half-edge basis on a side that covers half of its edge), e's outward normal and half the
@@ -446,9 +455,108 @@ struct TroubledCells {
                 side_basis<P>(face_basis, face_half_basis, jn, hn), sign * normal_x[f], sign * normal_y[f], length[f] / Real(2)};
   }
 
+  /// The face-point deviation bound of element n's density from its mean, sum over m >= 1 of |c_m| max |phi_m|.
+  KEMPE_HD Real deviation_bound(index_t n) const {
+    constexpr int nm = basis::num_modes(P);
+    Real d = Real(0);
+    for (int m = 1; m < nm; ++m) {
+      const Real cm = c[(euler::density * nm + m) * num_elements + n];
+      d = multiply_add(cm < Real(0) ? -cm : cm, mode_bound[m], d);
+    }
+    return d;
+  }
+
+  /// The prefilter's running figures over an element's neighbours: the largest |mean - mean_n| + D_n, the largest
+  /// |mean_n| + D_n (0 without neighbours), and their sum, which only serves to carry a NaN (the maxima drop it).
+  struct NeighbourBound {
+    Real gap = Real(0), scale = Real(0), nan_check = Real(0);
+    /// Folds in a neighbour: selects, no branches (the CPU's lanes).
+    KEMPE_HD void fold(Real mean, Real mean_n, Real d) {
+      const Real g = (mean > mean_n ? mean - mean_n : mean_n - mean) + d;
+      const Real s = (mean_n < Real(0) ? -mean_n : mean_n) + d;
+      gap = g > gap ? g : gap;
+      scale = s > scale ? s : scale;
+      nan_check += g + s;
+    }
+  };
+  /// The prefilter's test, from the element's density mean, its deviation bound, its neighbours' figures and its
+  /// circumradius.
+  static constexpr Real prefilter_tolerance = Real(sizeof(Real) >= 8 ? 1e-10 : 1e-4);
+  KEMPE_HD static bool bound_below_one(Real mean, Real own, const NeighbourBound& b, Real circumradius) {
+    const Real rounding = prefilter_tolerance * ((mean < Real(0) ? -mean : mean) + own + b.scale);
+    return b.nan_check == b.nan_check && (b.gap + own + rounding) * (Real(1) + prefilter_tolerance) <=
+                                             kxrcf_size<P>(Real(1), mean, circumradius) * (Real(1) - prefilter_tolerance);
+  }
+
+  /// Whether the KXRCF test cannot flag element e, decided from means and deviation bounds alone. The jump
+  /// integral is at most the inflow length times the largest |rho_e - rho_n| at an inflow point, so the ratio is
+  /// at most max |rho_e - rho_n| / (h^((P+1)/2) |mean rho_e|) whatever the inflow part; and at any face point
+  /// |rho_e - rho_n| <= |mean_e - mean_n| + D_e + D_n (D: deviation_bound). Where that bound, widened by a
+  /// margin far above the rounding of both computations (1e-10 relative in double, 1e-4 in float), stays below
+  /// 1, the exact pass would give 0: the flags are the same bit for bit, from one mean and one bound per
+  /// neighbour instead of three traces at every face point. In a uniform region (much of a shocked flow) the
+  /// bound is 0. NaN anywhere fails the test (the exact pass decides).
+  KEMPE_HD bool cannot_be_troubled(index_t e) const {
+    constexpr int nm = basis::num_modes(P);
+    const index_t k = num_elements;
+    const Real mean = c[(euler::density * nm) * k + e] * Real(mode0_value);
+    NeighbourBound b;
+    for (int part = 0; part < 6; ++part) {
+      const index_t* across = (part & 1) == 0 ? element_neighbors : element_half_neighbors;
+      const index_t n = across == nullptr ? no_element : across[3 * e + (part >> 1)];
+      if (n != no_element) b.fold(mean, c[(euler::density * nm) * k + n] * Real(mode0_value), deviation_bound(n));
+    }
+    return bound_below_one(mean, deviation_bound(e), b, circumradius[e]);
+  }
+
+  /// cannot_be_troubled for the eight elements from `first`, each loop over the lanes (the CPU's block).
+  bool block_cannot_be_troubled(index_t first) const {
+    constexpr int nm = basis::num_modes(P), width = block_width;
+    const index_t k = num_elements;
+    const Real* rho = c + std::size_t(euler::density * nm) * k;
+    alignas(64) Real mean[width], own[width], gap[width], scale[width], nan_check[width];
+    KEMPE_OMP_SIMD
+    for (int l = 0; l < width; ++l) {
+      mean[l] = rho[first + l] * Real(mode0_value);
+      Real d = Real(0);
+      for (int m = 1; m < nm; ++m) {
+        const Real cm = rho[std::size_t(m) * k + first + l];
+        d = multiply_add(cm < Real(0) ? -cm : cm, mode_bound[m], d);
+      }
+      own[l] = d, gap[l] = scale[l] = nan_check[l] = Real(0);
+    }
+    for (int part = 0; part < 6; ++part) {
+      const index_t* across = (part & 1) == 0 ? element_neighbors : element_half_neighbors;
+      if (across == nullptr) continue;
+      const int j = part >> 1;
+      KEMPE_OMP_SIMD
+      for (int l = 0; l < width; ++l) {
+        const index_t n = across[3 * (first + l) + j];
+        const index_t at = n == no_element ? first + l : n;  // a missing neighbour reads the element itself, unused
+        Real d = Real(0);
+        for (int m = 1; m < nm; ++m) {
+          const Real cm = rho[std::size_t(m) * k + at];
+          d = multiply_add(cm < Real(0) ? -cm : cm, mode_bound[m], d);
+        }
+        NeighbourBound b{gap[l], scale[l], nan_check[l]};
+        b.fold(mean[l], rho[at] * Real(mode0_value), d);
+        gap[l] = n == no_element ? gap[l] : b.gap;
+        scale[l] = n == no_element ? scale[l] : b.scale;
+        nan_check[l] = n == no_element ? nan_check[l] : b.nan_check;
+      }
+    }
+    int below = 0;
+    for (int l = 0; l < width; ++l) below += bound_below_one(mean[l], own[l], NeighbourBound{gap[l], scale[l], nan_check[l]}, circumradius[first + l]);
+    return below == width;
+  }
+
   KEMPE_HD void operator()(index_t e) const {
     constexpr int nm = basis::num_modes(P), nq = P + 1;
     const index_t k = num_elements;
+    if (prefiltered() && cannot_be_troubled(e)) {
+      troubled[e] = 0;
+      return;
+    }
     Real jump = Real(0), inflow = Real(0);
     for (int part = 0; part < 6; ++part) {
       const int j = part >> 1;
@@ -494,6 +602,10 @@ struct TroubledCells {
     constexpr int nm = basis::num_modes(P), nq = P + 1, width = block_width;
     if (ratio != nullptr) {
       for (int l = 0; l < width; ++l) (*this)(first + l);
+      return;
+    }
+    if (prefiltered() && block_cannot_be_troubled(first)) {
+      for (int l = 0; l < width; ++l) troubled[first + l] = 0;
       return;
     }
     const index_t k = num_elements;
@@ -562,6 +674,20 @@ struct TroubledCells {
     }
   }
 };
+
+/// [modes] the largest |phi_m| at TroubledCells' face points (the whole local edges' and their halves'), 0 for the
+/// constant mode: its mode_bound, from the tables the kernels read (`face_basis` [3][points][modes],
+/// `face_half_basis` [3][2][points][modes]).
+template <class Real>
+std::vector<Real> kxrcf_mode_bounds(const std::vector<Real>& face_basis, const std::vector<Real>& face_half_basis, int num_modes) {
+  std::vector<Real> bound(std::size_t(num_modes), Real(0));
+  for (const std::vector<Real>* table : {&face_basis, &face_half_basis})
+    for (std::size_t i = 0; i < table->size(); ++i) {
+      const std::size_t m = i % std::size_t(num_modes);
+      if (m > 0) bound[m] = std::max(bound[m], std::abs((*table)[i]));
+    }
+  return bound;
+}
 
 /// TroubledCells' flags from the per-face sums that the surface term stored while it evaluated the traces
 /// (FaceIntegrals::kxrcf, [4][faces]: left jump, left inflow, right jump, right inflow): each element adds its

@@ -838,6 +838,7 @@ class EulerDG {
     face_abscissa_ = convert(op.face_abscissa);
     face_basis_ = convert(op.face_basis);
     face_half_basis_ = convert(op.face_half_basis);
+    kxrcf_mode_bound_ = kxrcf_mode_bounds(face_basis_, face_half_basis_, num_modes);
     const ChildTransfer transfer = child_transfer(P);
     prolongation_ = convert(transfer.prolongation);
     restriction_ = convert(transfer.restriction);
@@ -1012,11 +1013,13 @@ class EulerDG {
     if (troubled_.size() != std::size_t(k_)) troubled_ = Buffer<std::uint8_t>(backend_, k_, "troubled-cell flags");
   }
   void flag_troubled_cells(const Real* c) {
-    launch(k_,
-           TroubledCells<P, Real>{k_, mesh_.view().element_faces, faces().left, faces().right, faces().left_local,
-                                  faces().right_local, faces().normal_x, faces().normal_y, faces().length,
-                                  d_.tables.face_weight, d_.tables.face_basis, mesh_.view().circumradius, c, troubled_.data(),
-                                  d_.tables.face_half_basis, faces().left_half, faces().right_half, mesh_.view().element_half_faces});
+    TroubledCells<P, Real> kxrcf{k_, mesh_.view().element_faces, faces().left, faces().right, faces().left_local,
+                                 faces().right_local, faces().normal_x, faces().normal_y, faces().length,
+                                 d_.tables.face_weight, d_.tables.face_basis, mesh_.view().circumradius, c, troubled_.data(),
+                                 d_.tables.face_half_basis, faces().left_half, faces().right_half, mesh_.view().element_half_faces};
+    kxrcf.mode_bound = d_.kxrcf_mode_bound;
+    kxrcf.element_neighbors = mesh_.view().element_neighbors, kxrcf.element_half_neighbors = mesh_.view().element_half_neighbors;
+    launch(k_, kxrcf);
   }
 
   /// The reference tables the kernels read (the mesh's are DGMesh's), listed once: visit(host vector, name,
@@ -1034,6 +1037,7 @@ class EulerDG {
     visit(prolongation_, "prolongation matrices", d_.prolongation);
     visit(restriction_, "restriction matrices", d_.restriction);
     visit(check_basis_, "positivity check basis", d_.check_basis);
+    visit(kxrcf_mode_bound_, "troubled-cell mode bounds", d_.kxrcf_mode_bound);
     visit(taylor_from_modes_, "Taylor tables", d_.taylor_from_modes);
     visit(degree_part_, "Taylor tables", d_.degree_part);
     visit(subcell_average_, "subcell averages", d_.subcells.average);
@@ -1155,6 +1159,7 @@ class EulerDG {
   struct Arrays {
     Tables<Real> tables{};
     const Real *check_basis = nullptr, *taylor_from_modes = nullptr, *degree_part = nullptr;
+    const Real* kxrcf_mode_bound = nullptr;  ///< [modes] TroubledCells::mode_bound
     const Real *prolongation = nullptr, *restriction = nullptr;  ///< [4][modes][modes] (ChildTransfer)
     SubcellTables<Real> subcells{};
   };
@@ -1182,6 +1187,7 @@ class EulerDG {
   std::vector<Real> prolongation_, restriction_;  // [4][modes][modes]
   std::vector<double> volume_r_, volume_s_;
   std::vector<Real> check_basis_;  // [volume points + 3 face points + subcells][modes]
+  std::vector<Real> kxrcf_mode_bound_;  // [modes] kxrcf_mode_bounds
   std::vector<Real> taylor_from_modes_, degree_part_;  // TriangleOperators' limiter tables
   std::vector<Real> subcell_average_, subcell_modes_, subcell_area_, subcell_normal_, subcell_dual_basis_,
       subcell_dual_flux_;  // SubcellOperators

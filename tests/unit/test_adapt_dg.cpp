@@ -239,35 +239,43 @@ TEST(AdaptedDG, AContinuousStateHasOneTraceOnBothSidesOfHangingFaces) {
   check_one_trace<3>(forest);
 }
 
-/// The CPU flags troubled cells eight elements at a time (TroubledCells::block), the inflow test selected rather
-/// than branched on: the flags are operator()'s one element at a time, bit for bit, on `tables` with states that
-/// jump from element to element (so that the inflow points and the flags change from lane to lane). Returns the
-/// number of elements flagged.
-template <int P>
-index_t expect_troubled_blocks_as_single_elements(const dg::DGMesh<double>& tables, std::uint64_t seed) {
-  SCOPED_TRACE("p = " + std::to_string(P));
-  const auto& t = tables.view();
-  const dg::TriangleOperators op = dg::triangle_operators(P);
-  const int nm = op.num_modes;
-  const index_t k = tables.num_elements();
+/// Coefficients [vars][modes][elements] of P-th order states: each element's mean state from
+/// state(e, unit, mean) (unit: a draw in [-1, 1]), which returns the size, relative to |mean|, of its higher
+/// modes, drawn at random.
+template <class State>
+std::vector<double> random_modes(index_t k, int nm, std::uint64_t seed, State&& state) {
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  std::uniform_real_distribution<double> draw(-1.0, 1.0);
+  auto unit = [&] { return draw(rng); };
   std::vector<double> c(std::size_t(nv) * nm * k);
   for (index_t e = 0; e < k; ++e) {
     double mean[nv];
-    euler::conserved(3 + 2 * unit(rng), 2 * unit(rng), 2 * unit(rng), 5 + 4 * unit(rng), gamma_air, mean);
-    const double spread = e % 3 == 0 ? 0.0 : e % 3 == 1 ? 1e-4 : 0.2;
+    const double spread = state(e, unit, mean);
     for (int v = 0; v < nv; ++v)
       for (int m = 0; m < nm; ++m)
-        c[std::size_t(v * nm + m) * k + e] = m == 0 ? mean[v] / dg::mode0_value : spread * std::abs(mean[v]) * unit(rng);
+        c[std::size_t(v * nm + m) * k + e] = m == 0 ? mean[v] / dg::mode0_value : spread * std::abs(mean[v]) * unit();
   }
-  // block() over every whole block (the CPU's path up to p = 2; from p = 3 it is not used, and checked all the
-  // same), forall_cpu as the solver runs it, and operator() one element at a time.
+  return c;
+}
+
+/// The troubled-cell pass on `tables` with op's face tables, flagging into `out`.
+template <int P>
+dg::TroubledCells<P, double> troubled_cells(const dg::DGMesh<double>& tables, const dg::TriangleOperators& op, const double* c,
+                                            std::uint8_t* out) {
+  const auto& t = tables.view();
+  return dg::TroubledCells<P, double>{tables.num_elements(), t.element_faces, t.faces.left, t.faces.right, t.faces.left_local,
+                                      t.faces.right_local, t.faces.normal_x, t.faces.normal_y, t.faces.length,
+                                      op.face_weight.data(), op.face_basis.data(), t.circumradius, c, out,
+                                      op.face_half_basis.data(), t.faces.left_half, t.faces.right_half, t.element_half_faces};
+}
+
+/// The flags of `flags` through the CPU's paths, each against `expected`: block() over every whole block (the
+/// CPU's path up to p = 2; from p = 3 it is not used, and checked all the same) with operator() for the rest,
+/// forall_cpu as the solver runs it, and operator() one element at a time.
+template <int P>
+void expect_every_path_flags(dg::TroubledCells<P, double> flags, index_t k, const std::vector<std::uint8_t>& expected) {
   std::vector<std::uint8_t> blocks(k, 2), solver_path(k, 2), single(k, 2);
-  dg::TroubledCells<P, double> flags{k, t.element_faces, t.faces.left, t.faces.right, t.faces.left_local, t.faces.right_local,
-                                     t.faces.normal_x, t.faces.normal_y, t.faces.length, op.face_weight.data(), op.face_basis.data(),
-                                     t.circumradius, c.data(), blocks.data(), op.face_half_basis.data(), t.faces.left_half,
-                                     t.faces.right_half, t.element_half_faces};
+  flags.troubled = blocks.data();
   constexpr index_t width = dg::TroubledCells<P, double>::block_width;
   for (index_t first = 0; first + width <= k; first += width) flags.block(first);
   for (index_t e = k / width * width; e < k; ++e) flags(e);
@@ -275,28 +283,120 @@ index_t expect_troubled_blocks_as_single_elements(const dg::DGMesh<double>& tabl
   forall_cpu(k, flags);
   flags.troubled = single.data();
   for (index_t e = 0; e < k; ++e) flags(e);
-  EXPECT_EQ(blocks, single);
-  EXPECT_EQ(solver_path, single);
+  EXPECT_EQ(blocks, expected);
+  EXPECT_EQ(solver_path, expected);
+  EXPECT_EQ(single, expected);
+}
+
+/// The CPU flags troubled cells eight elements at a time (TroubledCells::block), the inflow test selected rather
+/// than branched on: the flags are operator()'s one element at a time, bit for bit, on `tables` with states that
+/// jump from element to element (so that the inflow points and the flags change from lane to lane). Returns the
+/// number of elements flagged.
+template <int P>
+index_t expect_troubled_blocks_as_single_elements(const dg::DGMesh<double>& tables, std::uint64_t seed) {
+  SCOPED_TRACE("p = " + std::to_string(P));
+  const dg::TriangleOperators op = dg::triangle_operators(P);
+  const index_t k = tables.num_elements();
+  const std::vector<double> c = random_modes(k, op.num_modes, seed, [](index_t e, auto& unit, double* mean) {
+    euler::conserved(3 + 2 * unit(), 2 * unit(), 2 * unit(), 5 + 4 * unit(), gamma_air, mean);
+    return e % 3 == 0 ? 0.0 : e % 3 == 1 ? 1e-4 : 0.2;
+  });
+  std::vector<std::uint8_t> single(k, 2);
+  const dg::TroubledCells<P, double> flags = troubled_cells<P>(tables, op, c.data(), single.data());
+  for (index_t e = 0; e < k; ++e) flags(e);
+  expect_every_path_flags(flags, k, single);
   return index_t(std::count(single.begin(), single.end(), std::uint8_t(1)));
 }
 
-TEST(TroubledCells, BlocksOfElementsFlagAsSingleElementsOnHangingFaces) {
+/// TroubledCells with its mode bounds (the solver's pass) skips the elements whose means and deviation bounds
+/// show that they cannot be troubled: the flags must be those of the whole pass bit for bit, through block(),
+/// forall_cpu and operator(), and every element it skips must have a KXRCF ratio of at most 1 (the ratio path
+/// evaluates every element). The density: uniform up to x = 0.35, then a smooth wave with a jump across x = 0.65,
+/// its higher modes of four sizes (0 to 0.03 of the mean), so that ratios fall on both sides of 1 and close to
+/// it. In the uniform part the bounds decide what the higher modes allow. Returns how many elements they decided.
+template <int P>
+index_t expect_bounded_flags_as_whole_pass(const dg::DGMesh<double>& tables, std::uint64_t seed) {
+  SCOPED_TRACE("p = " + std::to_string(P));
+  const auto& t = tables.view();
+  const dg::TriangleOperators op = dg::triangle_operators(P);
+  const int nm = op.num_modes;
+  const index_t k = tables.num_elements();
+  const std::vector<double> c = random_modes(k, nm, seed, [&t](index_t e, auto&, double* mean) {
+    const index_t f0 = t.element_faces[3 * e];  // a point of the element: its first face's middle
+    const double x = 0.5 * (t.faces.x0[f0] + t.faces.x1[f0]), y = 0.5 * (t.faces.y0[f0] + t.faces.y1[f0]);
+    const double wave = x < 0.35 ? 0.0 : 1.0;  // a uniform state, then a smooth wave
+    const double rho = 1.0 + wave * 0.2 * std::sin(3 * x + 2 * y) + (x > 0.65 ? 1.5 : 0.0);
+    euler::conserved(rho, 1.0 + wave * 0.3 * std::cos(2 * y), wave * 0.4 * std::sin(4 * x), 2.0, gamma_air, mean);
+    // In the uniform part the size follows y (so that neighbours share it), elsewhere it changes every few elements.
+    const double sizes[] = {0.0, 1e-7, 1e-3, 3e-2};
+    return sizes[x < 0.35 ? std::min(3, int(4 * y)) : (e / 5) % 4];
+  });
+  const std::vector<double> bound = dg::kxrcf_mode_bounds(op.face_basis, op.face_half_basis, nm);
+  std::vector<std::uint8_t> whole(k, 2);
+  std::vector<double> ratio(k, -1.0);
+  dg::TroubledCells<P, double> flags = troubled_cells<P>(tables, op, c.data(), whole.data());
+  for (index_t e = 0; e < k; ++e) flags(e);
+  flags.ratio = ratio.data();
+  for (index_t e = 0; e < k; ++e) flags(e);
+  flags.ratio = nullptr;
+  flags.mode_bound = bound.data();
+  flags.element_neighbors = t.element_neighbors, flags.element_half_neighbors = t.element_half_neighbors;
+  expect_every_path_flags(flags, k, whole);
+  index_t decided = 0, flagged = 0, near = 0;
+  for (index_t e = 0; e < k; ++e) {
+    flagged += whole[e];
+    near += ratio[e] > 0.5 && ratio[e] < 2.0;
+    if (!flags.cannot_be_troubled(e)) continue;
+    ++decided;
+    EXPECT_LE(ratio[e], 1.0) << "element " << e;
+  }
+  EXPECT_GT(flagged, 0);
+  EXPECT_LT(flagged, k);
+  if (P == 1) {
+    EXPECT_GT(near, 0) << "ratios close to the threshold";
+  }
+  std::printf("p = %d, %d elements: %d flagged, %d decided by the bounds\n", P, int(k), int(flagged), int(decided));
+  return decided;
+}
+
+/// visit(tables, hanging) on the DG tables of an 8 x 8 grid refined at random (hanging_forest, `seed`; hanging
+/// true) and of the grid itself.
+template <class Visit>
+void on_hanging_mesh_and_its_start(std::uint64_t seed, Visit&& visit) {
   const Mesh mesh = adapt_start(grid_mesh(8, 1.0, 0.2, 3));
-  const adapt::TriangleForest forest = hanging_forest(mesh, 23);
+  const adapt::TriangleForest forest = hanging_forest(mesh, seed);
   dg::DGMesh<double> adapted(Backend::cpu), start(Backend::cpu);
   adapted.rebuild(forest);
   start.rebuild(mesh);
   ASSERT_NE(adapted.view().element_half_faces, nullptr);
-  ASSERT_NE(adapted.num_elements() % 8, 0) << "a last block shorter than eight, through operator()";
-  for (const dg::DGMesh<double>* tables : {&adapted, &start}) {
-    const index_t k = tables->num_elements();
-    for (const index_t flagged : {expect_troubled_blocks_as_single_elements<1>(*tables, 1),
-                                  expect_troubled_blocks_as_single_elements<2>(*tables, 2),
-                                  expect_troubled_blocks_as_single_elements<3>(*tables, 3)}) {
+  visit(adapted, true);
+  visit(start, false);
+}
+
+TEST(TroubledCells, TheModeBoundsSkipOnlyElementsThatCannotBeTroubled) {
+  on_hanging_mesh_and_its_start(23, [](const dg::DGMesh<double>& tables, bool) {
+    const index_t k = tables.num_elements();
+    for (const index_t decided : {expect_bounded_flags_as_whole_pass<1>(tables, 5), expect_bounded_flags_as_whole_pass<2>(tables, 6),
+                                  expect_bounded_flags_as_whole_pass<3>(tables, 7), expect_bounded_flags_as_whole_pass<5>(tables, 8)}) {
+      EXPECT_GT(decided, k / 20) << "the bounds decide a share of the elements";
+      EXPECT_LT(decided, k);
+    }
+  });
+}
+
+TEST(TroubledCells, BlocksOfElementsFlagAsSingleElementsOnHangingFaces) {
+  on_hanging_mesh_and_its_start(23, [](const dg::DGMesh<double>& tables, bool hanging) {
+    const index_t k = tables.num_elements();
+    if (hanging) {
+      ASSERT_NE(k % 8, 0) << "a last block shorter than eight, through operator()";
+    }
+    for (const index_t flagged : {expect_troubled_blocks_as_single_elements<1>(tables, 1),
+                                  expect_troubled_blocks_as_single_elements<2>(tables, 2),
+                                  expect_troubled_blocks_as_single_elements<3>(tables, 3)}) {
       EXPECT_GT(flagged, 0);
       EXPECT_LT(flagged, k);
     }
-  }
+  });
 }
 
 /// The parent's polynomial at point (r, s) of child c's reference triangle, and child c's (coefficients
