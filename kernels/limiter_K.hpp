@@ -36,6 +36,9 @@ struct PositivityLimiter {
   Real gamma, epsilon;
   const Real* basis;
   Real* c;
+  /// Whether operator() first tries the whole-element test (clears_as_whole) before its points; false only for
+  /// the tests' reference.
+  bool whole_element_test = true;
 
   static constexpr Real machine_epsilon = sizeof(Real) == sizeof(float) ? Real(0x1p-23) : Real(0x1p-52);  // epsilon()
 
@@ -50,6 +53,47 @@ struct PositivityLimiter {
     p_floor = scaled_p > epsilon ? scaled_p : epsilon;
   }
 
+  /// Two orders of a sum of nm terms differ by less than this times the sum of the terms' sizes.
+  static constexpr Real sum_rounding = Real(4 * basis::num_modes(P)) * machine_epsilon;
+
+  /// Per mode, the largest |phi_m| at a check point (basis_max) and the most that phi_m departs there from its
+  /// mean value (reach_weight: phi_0 from mode0_value, by its rounding; the others from 0).
+  KEMPE_HD void basis_reach(Real* basis_max, Real* reach_weight) const {
+    constexpr int nm = basis::num_modes(P);
+    for (int m = 0; m < nm; ++m) basis_max[m] = reach_weight[m] = Real(0);
+    for (int q = 0; q < num_points; ++q)
+      for (int m = 0; m < nm; ++m) {
+        const Real phi = basis[q * nm + m];
+        const Real size = phi < Real(0) ? -phi : phi, departs = m == 0 ? phi - Real(mode0_value) : phi;
+        basis_max[m] = size > basis_max[m] ? size : basis_max[m];
+        reach_weight[m] = (departs < Real(0) ? -departs : departs) > reach_weight[m] ? (departs < Real(0) ? -departs : departs)
+                                                                                   : reach_weight[m];
+      }
+  }
+
+  /// The whole-element test. Every check point's value of a variable, however its sum is ordered, lies within
+  /// `reach` of the element's mean: the sum over the modes of |c_m| reach_weight[m], plus `d` (twice the first-
+  /// order bound of the sums' rounding, sum_m |c_m| basis_max[m] 2 sum_rounding; several times what it needs).
+  /// Where the points' test passes, with its slack doubled, at every state within those ranges, it passes at
+  /// each point, and operator() would leave the element as it is: a smooth element, as most are, then costs one
+  /// pass over its modes instead of one per check point. Arguments per variable (density, momenta, energy):
+  /// mean, d, reach; and the element's floors.
+  KEMPE_HD bool clears_as_whole(Real rho, Real mx, Real my, Real energy, Real d_rho, Real d_mx, Real d_my, Real d_energy,
+                                Real reach_rho, Real reach_mx, Real reach_my, Real reach_energy, Real rho_floor,
+                                Real p_floor) const {
+    const Real gm1 = gamma - Real(1);
+    const Real rho_lo = rho - reach_rho, energy_lo = energy - reach_energy;
+    const Real rho_hi = std::abs(rho) + reach_rho, energy_hi = std::abs(energy) + reach_energy;
+    const Real mx_hi = std::abs(mx) + reach_mx, my_hi = std::abs(my) + reach_my;
+    // The points' test at its worst over the ranges: E rho at least energy_lo rho_lo (both positive), |m|^2 / 2
+    // and the floor's p_floor rho at most their bounds, the slack at most its form with every size at its bound.
+    const Real kinetic_hi = Real(0.5) * (mx_hi * mx_hi + my_hi * my_hi);
+    const Real lower = gm1 * (energy_lo * rho_lo - kinetic_hi) - p_floor * rho_hi;
+    const Real slack_hi = Real(2) * gm1 * (energy_hi * d_rho + mx_hi * d_mx + my_hi * d_my + rho_hi * d_energy) + p_floor * d_rho +
+                          Real(32) * machine_epsilon * (gm1 * (energy_hi * rho_hi + kinetic_hi) + p_floor * rho_hi);
+    return (rho_lo - Real(2) * d_rho > rho_floor) & (energy_lo > Real(0)) & (lower > Real(2) * slack_hi);
+  }
+
   KEMPE_HD void operator()(index_t e) const {
     constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
     const index_t k = num_elements;
@@ -60,6 +104,21 @@ struct PositivityLimiter {
     for (int v = 0; v < nv; ++v) mean[v] = ce[v][0] * phi0;
     Real rho_floor, p_floor;
     floors(mean[euler::density], mean[euler::energy], rho_floor, p_floor);
+    if (whole_element_test) {
+      Real basis_max[nm], reach_weight[nm], d[nv], reach[nv];
+      basis_reach(basis_max, reach_weight);
+      for (int v = 0; v < nv; ++v) {
+        d[v] = reach[v] = Real(0);
+        for (int m = 0; m < nm; ++m) d[v] += std::abs(ce[v][m]) * basis_max[m];
+        d[v] *= Real(2) * sum_rounding;  // 2: the bound's own rounding
+        reach[v] = d[v];
+        for (int m = 0; m < nm; ++m) reach[v] += std::abs(ce[v][m]) * reach_weight[m];
+      }
+      using namespace euler;
+      if (clears_as_whole(mean[density], mean[momentum_x], mean[momentum_y], mean[energy], d[density], d[momentum_x], d[momentum_y],
+                          d[energy], reach[density], reach[momentum_x], reach[momentum_y], reach[energy], rho_floor, p_floor))
+        return;  // every point clears its floors
+    }
     // Density: one factor for the density's non-constant modes. An average at or below the floor is left
     // constant (t = 0): the step's admissibility check then reports it.
     Real rho_min = mean[euler::density];
@@ -107,7 +166,6 @@ struct PositivityLimiter {
   static constexpr int cpu_block = 8;
   bool block(index_t first) const {
     constexpr int nm = basis::num_modes(P), nv = euler::num_vars, width = cpu_block;
-    constexpr Real sum_rounding = Real(4 * nm) * machine_epsilon;  // two orders of a sum of nm terms differ by less
     const index_t k = num_elements;
     const Real gm1 = gamma - Real(1);
     alignas(64) Real ce[nv][nm][width];
@@ -130,13 +188,7 @@ struct PositivityLimiter {
     // reach_weight: the most that phi_m departs from its mean value at a check point (phi_0 from mode0_value,
     // by its rounding; the others from 0), for the whole-element test below.
     Real basis_max[nm], reach_weight[nm];
-    for (int m = 0; m < nm; ++m) basis_max[m] = reach_weight[m] = Real(0);
-    for (int q = 0; q < num_points; ++q)
-      for (int m = 0; m < nm; ++m) {
-        const Real phi = basis[q * nm + m];
-        basis_max[m] = std::max(basis_max[m], std::abs(phi));
-        reach_weight[m] = std::max(reach_weight[m], std::abs(m == 0 ? phi - Real(mode0_value) : phi));
-      }
+    basis_reach(basis_max, reach_weight);
     alignas(64) Real d[nv][width];
     for (int v = 0; v < nv; ++v) {
       KEMPE_OMP_SIMD
@@ -148,11 +200,7 @@ struct PositivityLimiter {
       KEMPE_OMP_SIMD
       for (int l = 0; l < width; ++l) d[v][l] *= Real(2) * sum_rounding;  // 2: the bound's own rounding
     }
-    // Whole elements first. Every check point's value of variable v, as the points' loop below sums it, lies
-    // within reach[v] of the element's mean: the sum over the modes of |c_m| reach_weight[m], and d[v] more for
-    // the sums' rounding (several times what that needs). Where the points' test passes, with its slack doubled,
-    // at every state within those ranges, it passes at each point, and the loop is skipped: a smooth element,
-    // as most are, then costs one pass over its modes instead of one per check point.
+    // Whole elements first (clears_as_whole): where all eight clear, the points' loop is skipped.
     alignas(64) Real reach[nv][width];
     for (int v = 0; v < nv; ++v) {
       KEMPE_OMP_SIMD
@@ -165,21 +213,11 @@ struct PositivityLimiter {
     alignas(64) Real whole[width];  // 1 where the element clears the test as a whole, else 0
     KEMPE_OMP_SIMD
     for (int l = 0; l < width; ++l) {
-      const Real rho = ce[euler::density][0][l] * Real(mode0_value), mx = ce[euler::momentum_x][0][l] * Real(mode0_value),
-                 my = ce[euler::momentum_y][0][l] * Real(mode0_value), energy = ce[euler::energy][0][l] * Real(mode0_value);
-      const Real d_rho = d[euler::density][l], d_mx = d[euler::momentum_x][l], d_my = d[euler::momentum_y][l],
-                 d_energy = d[euler::energy][l];
-      const Real rho_lo = rho - reach[euler::density][l], energy_lo = energy - reach[euler::energy][l];
-      const Real rho_hi = std::abs(rho) + reach[euler::density][l], energy_hi = std::abs(energy) + reach[euler::energy][l];
-      const Real mx_hi = std::abs(mx) + reach[euler::momentum_x][l], my_hi = std::abs(my) + reach[euler::momentum_y][l];
-      // The points' test at its worst over the ranges: E rho at least energy_lo rho_lo (both positive), |m|^2 / 2
-      // and the floor's p_floor rho at most their bounds, the slack at most its form with every size at its bound.
-      const Real kinetic_hi = Real(0.5) * (mx_hi * mx_hi + my_hi * my_hi);
-      const Real lower = gm1 * (energy_lo * rho_lo - kinetic_hi) - p_floor[l] * rho_hi;
-      const Real slack_hi =
-          Real(2) * gm1 * (energy_hi * d_rho + mx_hi * d_mx + my_hi * d_my + rho_hi * d_energy) + p_floor[l] * d_rho +
-          Real(32) * machine_epsilon * (gm1 * (energy_hi * rho_hi + kinetic_hi) + p_floor[l] * rho_hi);
-      const bool ok = (rho_lo - Real(2) * d_rho > rho_floor[l]) & (energy_lo > Real(0)) & (lower > Real(2) * slack_hi);
+      using namespace euler;
+      const bool ok = clears_as_whole(ce[density][0][l] * Real(mode0_value), ce[momentum_x][0][l] * Real(mode0_value),
+                                      ce[momentum_y][0][l] * Real(mode0_value), ce[energy][0][l] * Real(mode0_value), d[density][l],
+                                      d[momentum_x][l], d[momentum_y][l], d[energy][l], reach[density][l], reach[momentum_x][l],
+                                      reach[momentum_y][l], reach[energy][l], rho_floor[l], p_floor[l]);
       whole[l] = ok ? Real(1) : Real(0);
     }
     bool all_whole = true;
@@ -212,8 +250,11 @@ struct PositivityLimiter {
         clear[l] = ok ? clear[l] : Real(0);
       }
     }
+    // The rest through operator(), past the whole-element test that the block has just taken for them.
+    PositivityLimiter points_only = *this;
+    points_only.whole_element_test = false;
     for (int l = 0; l < width; ++l)
-      if (clear[l] == Real(0)) (*this)(first + l);
+      if (clear[l] == Real(0)) points_only(first + l);
     return false;
   }
 };

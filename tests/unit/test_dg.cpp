@@ -674,10 +674,11 @@ TEST(PositivityLimiter, BlocksOfElementsGiveTheSingleElementsBitForBit) {
 }
 
 // Before its points, the CPU tests each block of eight elements as a whole (bounds on every check point's value
-// from the modes' sizes) and leaves blocks that clear it. Blocks of random smooth states whose spread grows from
-// 1e-10 to 1 of the mean, some with pressures near the floor: the blocks that clear as a whole are ones
-// operator() leaves alone, and the limiter stays operator()'s bit for bit; the test is taken both ways, and
-// operator() changes some of the blocks that do not clear.
+// from the modes' sizes) and leaves blocks that clear it; operator() (the GPU's path) tries the same test on its
+// element. Blocks of random smooth states whose spread grows from 1e-10 to 1 of the mean, some with pressures
+// near the floor: the blocks that clear as a whole are ones that operator() without the test leaves alone, and
+// the limiter through the blocks and through operator() with the test stays that operator()'s bit for bit; the
+// test is taken both ways, and operator() changes some of the blocks that do not clear.
 template <int P, class Real>
 void expect_whole_element_test_within_the_points() {
   SCOPED_TRACE("p = " + std::to_string(P) + (sizeof(Real) == 4 ? ", float" : ", double"));
@@ -707,9 +708,12 @@ void expect_whole_element_test_within_the_points() {
         c[(std::size_t(v) * nm + m) * k + e] =
             Real(m == 0 ? mean[v] / dg::mode0_value : spread * std::abs(mean[v] + 1e-6) * unit(rng));
   }
-  std::vector<Real> in_blocks = c, single = c;
+  std::vector<Real> in_blocks = c, single = c, whole_first = c;
   const Limiter by_blocks{k, points, gamma, epsilon, check.data(), in_blocks.data()};
-  const Limiter one{k, points, gamma, epsilon, check.data(), single.data()};
+  // The reference evaluates every point; operator() as the solver runs it tries the whole-element test first.
+  const Limiter one{k, points, gamma, epsilon, check.data(), single.data(), false};
+  const Limiter one_whole_first{k, points, gamma, epsilon, check.data(), whole_first.data()};
+  for (index_t e = 0; e < k; ++e) one_whole_first(e);
   int whole = 0, changed = 0;
   for (int b = 0; b < blocks; ++b) {
     const bool cleared = by_blocks.block(b * width);
@@ -732,6 +736,7 @@ void expect_whole_element_test_within_the_points() {
   std::printf("p = %d, %s: %d of %d blocks cleared as a whole, operator() changed %d\n", P,
               sizeof(Real) == 4 ? "float" : "double", whole, blocks, changed);
   EXPECT_EQ(in_blocks, single);
+  EXPECT_EQ(whole_first, single);
   EXPECT_GT(whole, blocks / 4);           // most smooth blocks skip their points
   EXPECT_LT(whole, blocks - blocks / 8);  // the wide spreads and the floors' pressures do not
   EXPECT_GT(changed, 0);
