@@ -299,8 +299,7 @@ struct TriangleForest::FaceArrays {
 /// Scratch arrays of one adaptation, kept for the next.
 struct TriangleForest::Workspace {
   RawArray<std::int8_t> delta;
-  RawArray<std::uint8_t> raise, state;
-  RawArray<index_t> neighbors;
+  RawArray<std::uint8_t> raise[2], vetoed, state;
   RawArray<index_t> edge_count, mid_count, elem_count;
   RawArray<index_t> node_new, edge_new, mid_offset, elem_offset;
   RawArray<index_t> slot;
@@ -314,7 +313,7 @@ struct TriangleForest::Workspace {
 
   template <class Self, class F>
   static void each(Self& a, F&& f) {
-    f(a.delta), f(a.raise), f(a.state), f(a.neighbors), f(a.edge_count), f(a.mid_count), f(a.elem_count);
+    f(a.delta), f(a.raise[0]), f(a.raise[1]), f(a.vetoed), f(a.state), f(a.edge_count), f(a.mid_count), f(a.elem_count);
     f(a.node_new), f(a.edge_new), f(a.mid_offset), f(a.elem_offset), f(a.slot), f(a.totals);
     f(a.area), f(a.centroid_x), f(a.centroid_y), f(a.centroid_z), f(a.length), f(a.normal_x), f(a.normal_y);
     f(a.normal_z);
@@ -550,7 +549,7 @@ void TriangleForest::reserve(index_t elements, index_t nodes, index_t edges, ind
   // On the GPU an adaptation builds its faces into room for every edge (Workspace::faces_pending).
   const std::size_t face_room = b == Backend::cuda ? std::max(nf, nm) : nf;
   faces_now_->reserve(b, index_t(face_room));
-  each(w.delta, ne), each(w.raise, ne), each(w.neighbors, std::size_t(max_neighbors) * ne), each(w.elem_count, ne), each(w.elem_offset, ne), each(w.node_new, nn);
+  each(w.delta, ne), each(w.raise[0], ne), each(w.raise[1], ne), each(w.vetoed, ne), each(w.elem_count, ne), each(w.elem_offset, ne), each(w.node_new, nn);
   each(w.state, nm), each(w.edge_count, nm), each(w.mid_count, nm), each(w.edge_new, nm), each(w.mid_offset, nm);
   each(w.slot, cells), each(edge_face_, nm);
   each(w.area, ne), each(w.centroid_x, ne), each(w.centroid_y, ne), each(w.centroid_z, ne);
@@ -586,25 +585,33 @@ AdaptReport TriangleForest::adapt(Check check) {
   const Backend b = backend_;
   std::int64_t* totals = w.totals.data();
   grow(b, w.delta, ne, "refinement actions");
-  forall(b, ne, InitDelta{from, refine_.data(), coarsen_.data(), max_level_, w.delta.data()});
+  grow(b, w.raise[0], ne, "balance flags"), grow(b, w.raise[1], ne, "balance flags");
+  grow(b, w.vetoed, ne, "balance vetoes");
+  forall(b, ne, InitDelta{from, refine_.data(), coarsen_.data(), max_level_, w.delta.data(), w.raise[0].data()});
   clock.lap(report.seconds_flags);
 
   // 2:1 balance: raise leaves until no neighbour's new level exceeds another's by more than one. Levels only
   // rise, and never above the maximum (a raised leaf is below a neighbour that is at most at the maximum).
-  // On the GPU two passes per look at the count of raised leaves, since each look waits for the device:
-  // applying a pass that raised nothing changes nothing.
-  grow(b, w.raise, ne, "balance flags");
-  grow(b, w.neighbors, std::size_t(max_neighbors) * ne, "neighbour table");
-  forall(b, ne, Neighbors{from, w.neighbors.data()});
+  // Pass p writes the flags raise[p % 2] (FindRaise says which leaves look), and applying them clears the other
+  // set for the next pass. On the GPU two passes per look at the count of raised leaves, since each look waits
+  // for the device: applying a pass that raised nothing changes nothing.
   const int passes_per_look = b == Backend::cuda ? 2 : 1;
-  for (;;) {
-    for (int pass = 0; pass < passes_per_look; ++pass) {
-      if (pass > 0) forall(b, ne, ApplyRaise{from, w.raise.data(), w.delta.data()});
-      forall(b, ne, FindRaise{from.elem_level, w.delta.data(), w.neighbors.data(), max_level_, w.raise.data()});
+  auto find = [&](int p) {
+    const bool first = p == 0;
+    forall(b, ne, FindRaise{from, w.delta.data(), first ? nullptr : w.raise[(p + 1) % 2].data(), first ? nullptr : w.vetoed.data(),
+                            max_level_, w.raise[p % 2].data()});
+  };
+  auto apply = [&](int p) {
+    forall(b, ne, ApplyRaise{from, w.raise[p % 2].data(), w.delta.data(), w.vetoed.data(), w.raise[(p + 1) % 2].data()});
+  };
+  for (int p = 0;;) {
+    for (int k = 0; k < passes_per_look; ++k, ++p) {
+      if (k > 0) apply(p - 1);
+      find(p);
       ++report.balance_passes;
     }
-    if (sum(b, ne, Nonzero<std::uint8_t>{w.raise.data()}) == 0) break;
-    forall(b, ne, ApplyRaise{from, w.raise.data(), w.delta.data()});
+    if (sum(b, ne, Nonzero<std::uint8_t>{w.raise[(p + 1) % 2].data()}) == 0) break;
+    apply(p - 1);
     if (report.balance_passes > 4 * max_level_limit + ne)
       throw std::logic_error("adaptive refinement: the 2:1 balance did not settle");
   }

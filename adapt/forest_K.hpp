@@ -165,14 +165,17 @@ struct FlagAll {
   }
 };
 
-/// delta[e] = +1 (refine), -1 (coarsen: the whole group is flagged and none of it refines) or 0.
+/// delta[e] = +1 (refine), -1 (coarsen: the whole group is flagged and none of it refines) or 0; clears the
+/// first balance pass's flags.
 struct InitDelta {
   ForestPtrs f;
   const std::uint8_t *refine, *coarsen;
   int max_level;
   std::int8_t* delta;
+  std::uint8_t* raise;
   KEMPE_HD bool refines(index_t e) const { return refine[e] && f.elem_level[e] < max_level; }
   KEMPE_HD void operator()(index_t e) const {
+    raise[e] = 0;
     if (refines(e)) {
       delta[e] = 1;
       return;
@@ -185,60 +188,68 @@ struct InitDelta {
   }
 };
 
-/// Up to this many leaves across a leaf's edges: one per edge, or two where a finer neighbour split it.
-inline constexpr int max_neighbors = 6;
-
-/// [elements][max_neighbors] the leaves across each leaf's edges (for_each_neighbor), no_element after the last.
-/// The 2:1 balance reads them at each of its passes as one row, instead of walking the edge trees again.
-struct Neighbors {
-  ForestPtrs f;
-  index_t* neighbors;
-  KEMPE_HD void operator()(index_t e) const {
-    index_t* row = neighbors + std::size_t(max_neighbors) * std::size_t(e);
-    // The whole row cleared first (a loop of fixed length: a few wide stores), then the neighbours written over
-    // its head: clearing only the slots after the last neighbour, a loop of varying length, cost the 2:1 balance
-    // a fifth of its time on the CPU.
-    for (int k = 0; k < max_neighbors; ++k) row[k] = no_element;
-    int k = 0;
-    for_each_neighbor(f, e, [&](index_t n) { row[k++] = n; });
-  }
-};
-
-/// 2:1 balance, one pass: raise[e] when a neighbour's new level would exceed e's by more than one. A refining
-/// leaf is never raised (its neighbours are at most one level finer now, so at most two after), nor is one whose
-/// new level is within one of the maximum.
+/// 2:1 balance, one pass: raise[e] = 1 where a neighbour's new level would exceed leaf e's by more than one. A
+/// refining leaf is never raised (its neighbours are at most one level finer now, so at most two after), nor is
+/// one whose new level is within one of the maximum (can_rise). Only leaves whose new level can be changing look,
+/// so that a pass costs those, not the mesh:
+/// - a refining leaf raises the neighbours it exceeds (a push), once: in the first pass, or in the pass after it
+///   was raised itself (raised_before). Its new level stays, and a kept neighbour it raises refines, after which
+///   it exceeds that neighbour no more; a coarsening neighbour it raises only stays, and looks again itself:
+/// - a coarsening leaf, and one whose group the last pass kept from coarsening (vetoed), look for neighbours
+///   that exceed them (a pull) in every pass, as any neighbour's rise can catch them.
+/// Every raise is one the rule asks for and none it asks for is missed, so the passes reach the same least
+/// balanced levels as raising every leaf that a neighbour exceeds, pass after pass. (The flags are or-ed:
+/// several leaves may set one flag, with the same value, so the result does not depend on their order.)
+/// Pushing from a vetoed leaf instead, and pulling only there after the first pass, does less work in the later
+/// passes but took the balance 1.2 times as long on the CPU (docs/benchmarks.md).
 struct FindRaise {
-  const std::uint8_t* level;
+  ForestPtrs f;
   const std::int8_t* delta;
-  const index_t* neighbors;  ///< Neighbors' table
+  const std::uint8_t* raised_before;  ///< [elements] the last pass's raise flags; null in the first pass
+  const std::uint8_t* vetoed;         ///< [elements] ApplyRaise's; null in the first pass
   int max_level;
-  std::uint8_t* raise;
+  std::uint8_t* raise;  ///< [elements] zero before
+  KEMPE_HD int target(index_t e) const { return f.elem_level[e] + delta[e]; }
+  KEMPE_HD bool can_rise(index_t e) const { return delta[e] <= 0 && target(e) + 1 < max_level; }
   KEMPE_HD void operator()(index_t e) const {
-    const int target = level[e] + delta[e];
-    bool r = false;
-    if (delta[e] <= 0 && target + 1 < max_level) {
-      const index_t* row = neighbors + std::size_t(max_neighbors) * std::size_t(e);
-      for (int k = 0; k < max_neighbors && row[k] != no_element; ++k) r = r || level[row[k]] + delta[row[k]] > target + 1;
+    const int d = delta[e];
+    if (d > 0) {
+      if (raised_before != nullptr && !raised_before[e]) return;  // it pushed when it began to refine
+      const int below = target(e) - 1;
+      for_each_neighbor(f, e, [&](index_t n) {
+        if (can_rise(n) && target(n) < below) store_shared(raise + n, std::uint8_t(1));
+      });
+      return;
     }
-    raise[e] = r;
+    if ((d < 0 || (vetoed != nullptr && vetoed[e])) && can_rise(e)) {
+      const int above = target(e) + 1;
+      bool exceeded = false;
+      for_each_neighbor(f, e, [&](index_t n) { exceeded = exceeded || target(n) > above; });
+      if (exceeded) store_shared(raise + e, std::uint8_t(1));
+    }
   }
 };
 
-/// Applies the raises: a coarsening group with a raised member stays (all four read the same flags), a kept
-/// leaf that is raised refines.
+/// Applies a pass's raises: a coarsening group with a raised member stays (all four read the same flags, and
+/// are vetoed: FindRaise's next pass looks from them), a kept leaf that is raised refines. Clears `clear` (the
+/// flags the next pass writes) on the way.
 struct ApplyRaise {
   ForestPtrs f;
   const std::uint8_t* raise;
   std::int8_t* delta;
+  std::uint8_t* vetoed;
+  std::uint8_t* clear;
   KEMPE_HD void operator()(index_t e) const {
+    bool kept = false;
     if (delta[e] < 0) {
       const index_t g = e - child_number(f.elem_path[e], f.elem_level[e]);
-      bool any = false;
-      for (int k = 0; k < 4; ++k) any = any || raise[g + k];
-      if (any) delta[e] = 0;
+      for (int k = 0; k < 4; ++k) kept = kept || raise[g + k];
+      if (kept) delta[e] = 0;
     } else if (delta[e] == 0 && raise[e]) {
       delta[e] = 1;
     }
+    vetoed[e] = kept;
+    clear[e] = 0;
   }
 };
 

@@ -40,11 +40,13 @@
 #define KEMPE_OMP_PARALLEL_FOR _Pragma("omp parallel for schedule(static)")
 #define KEMPE_OMP_PARALLEL_FOR_SIMD _Pragma("omp parallel for simd schedule(simd : static)")
 #define KEMPE_OMP_ATOMIC _Pragma("omp atomic")
+#define KEMPE_OMP_ATOMIC_WRITE _Pragma("omp atomic write")
 #define KEMPE_OMP_SIMD _Pragma("omp simd")
 #else
 #define KEMPE_OMP_PARALLEL_FOR
 #define KEMPE_OMP_PARALLEL_FOR_SIMD
 #define KEMPE_OMP_ATOMIC
+#define KEMPE_OMP_ATOMIC_WRITE
 #define KEMPE_OMP_SIMD
 #endif
 
@@ -91,6 +93,19 @@ KEMPE_HD void atomic_add(Real* p, Real v) {
 #else
   KEMPE_OMP_ATOMIC
   *p += v;
+#endif
+}
+
+/// *p = v where other threads may store the same value to *p in the same pass (a flag several items set): an
+/// OpenMP atomic write on the CPU, which C++ asks of stores that can meet (a plain byte store on x86), and a
+/// plain store on the GPU.
+template <class T>
+KEMPE_HD void store_shared(T* p, T v) {
+#if defined(__CUDA_ARCH__)
+  *p = v;
+#else
+  KEMPE_OMP_ATOMIC_WRITE
+  *p = v;
 #endif
 }
 

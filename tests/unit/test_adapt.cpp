@@ -382,6 +382,96 @@ TEST(Forest, BalanceRefinesTheCoarseNeighbourOfARefinement) {
   EXPECT_EQ(back.elements, 4 + 1);
 }
 
+/// The 2:1 balance's actions by its rule, said as plainly as it can be: the first actions from the flags, then
+/// every leaf that a neighbour's new level exceeds by more than one raised (a coarsening group kept, a kept leaf
+/// refined), all leaves at once from the faces' neighbour pairs, until none is. +1 refine, -1 coarsen, 0 keep.
+/// With `balance` false, the first actions only.
+std::vector<int> balanced_actions(const adapt::LeafMesh& m, const std::uint8_t* refine, const std::uint8_t* coarsen, int max_level,
+                                  bool balance = true) {
+  const index_t ne = m.num_elements();
+  std::vector<std::vector<index_t>> neighbours(ne);
+  for (index_t f = 0; f < m.num_faces(); ++f)
+    if (m.face_right[f] != no_element) {
+      neighbours[m.face_left[f]].push_back(m.face_right[f]);
+      neighbours[m.face_right[f]].push_back(m.face_left[f]);
+    }
+  auto group = [&](index_t e) { return e - adapt::child_number(m.path[e], m.level[e]); };
+  auto is_group = [&](index_t g) {
+    if (m.level[g] == 0 || g + 3 >= ne) return false;
+    for (int k = 0; k < 4; ++k)
+      if (m.level[g + k] != m.level[g] || m.root[g + k] != m.root[g] || group(g + k) != g ||
+          adapt::parent_path(m.path[g + k], m.level[g]) != adapt::parent_path(m.path[g], m.level[g]))
+        return false;
+    return true;
+  };
+  auto refines = [&](index_t e) { return refine[e] != 0 && m.level[e] < max_level; };
+  std::vector<int> delta(ne, 0);
+  for (index_t e = 0; e < ne; ++e) {
+    if (refines(e)) {
+      delta[e] = 1;
+      continue;
+    }
+    const index_t g = group(e);
+    bool coarsens = coarsen[e] != 0 && is_group(g);
+    for (int k = 0; coarsens && k < 4; ++k) coarsens = coarsen[g + k] != 0 && !refines(g + k);
+    delta[e] = coarsens ? -1 : 0;
+  }
+  while (balance) {
+    std::vector<char> raise(ne, 0);
+    bool any = false;
+    for (index_t e = 0; e < ne; ++e) {
+      const int target = m.level[e] + delta[e];
+      if (delta[e] > 0 || target + 1 >= max_level) continue;
+      for (const index_t n : neighbours[e]) raise[e] = raise[e] || m.level[n] + delta[n] > target + 1;
+      any = any || raise[e];
+    }
+    if (!any) return delta;
+    std::vector<int> next = delta;
+    for (index_t e = 0; e < ne; ++e) {
+      if (delta[e] < 0) {
+        for (int k = 0; k < 4; ++k) next[e] = raise[group(e) + k] ? 0 : next[e];
+      } else if (delta[e] == 0 && raise[e]) {
+        next[e] = 1;
+      }
+    }
+    delta = next;
+  }
+  return delta;
+}
+
+// The balance's passes look only where a leaf's new level changed (adapt/forest_K.hpp, FindRaise): they must
+// reach the same actions as the rule applied to every leaf at every pass, on random cycles that keep refining
+// and coarsening against each other near the maximum level.
+TEST(Forest, BalanceTakesTheActionsTheRuleAsksForAndNoOthers) {
+  for (const Mesh& mesh : {planar_mesh(), periodic_mesh(), sphere_mesh()}) {
+    for (const int max_level : {2, 4}) {
+      adapt::TriangleForest forest(mesh, Backend::cpu, max_level);
+      int raised = 0, kept = 0;
+      for (int c = 0; c < 14; ++c) {
+        forest.flag_random(c < 4 ? 0.3 : 0.15, c < 4 ? 0.1 : 0.5, 11, std::uint64_t(c));
+        const adapt::LeafMesh before = forest.to_host();
+        const index_t ne = before.num_elements();
+        const std::vector<std::uint8_t> refine(forest.refine_flags(), forest.refine_flags() + ne);
+        const std::vector<std::uint8_t> coarsen(forest.coarsen_flags(), forest.coarsen_flags() + ne);
+        const std::vector<int> expected = balanced_actions(before, refine.data(), coarsen.data(), max_level);
+        const std::vector<int> first = balanced_actions(before, refine.data(), coarsen.data(), max_level, false);
+        const adapt::AdaptReport r = forest.adapt(adapt::Check::full);
+        ASSERT_TRUE(r.valid());
+        const adapt::AdaptMap& map = forest.last_adaptation();
+        ASSERT_EQ(map.old_elements, ne);
+        for (index_t e = 0; e < ne; ++e) {
+          ASSERT_EQ(int(map.delta[e]), expected[e]) << mesh.source << ", max level " << max_level << ", cycle " << c << ", leaf " << e;
+          raised += expected[e] > 0 && first[e] <= 0;
+          kept += expected[e] == 0 && first[e] < 0;
+        }
+      }
+      // The cycles made the balance raise and keep leaves, not only take the flags as they were.
+      EXPECT_GT(raised, 0) << mesh.source;
+      EXPECT_GT(kept, 0) << mesh.source;
+    }
+  }
+}
+
 TEST(Forest, NewBoundaryVerticesGoOnTheCurve) {
   // The chord's middle of a 16-gon lies 1 - cos(pi / 16) = 0.019 inside the circle; a vertex on the curve
   // reconstructed from the start mesh lies within its O(h^4) error, at every level.
