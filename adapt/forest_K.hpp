@@ -31,6 +31,11 @@ inline constexpr std::uint8_t edge_interior = 2;  ///< made inside a refined tri
 /// edge_state bits of one adaptation.
 inline constexpr std::uint8_t edge_splits = 1;    ///< a leaf edge that gets two children
 inline constexpr std::uint8_t edge_unsplits = 2;  ///< a split edge whose children go
+/// The leaf on side 0 (side 1) refines and has the edge as its local edge 0: its three interior edges follow the
+/// edge in the new numbering (EdgeCounts). Noted here by EdgeActions, which reads those leaves anyway, so that
+/// the passes that number edges read one byte per edge instead of the leaves' actions.
+inline constexpr std::uint8_t edge_inner_side0 = 4;
+inline constexpr std::uint8_t edge_inner_side1 = 8;
 
 /// Raw pointers to every array of a forest (in the backend's memory). Shapes: [nodes], [elements][3],
 /// [edges][2] (per side) as stated.
@@ -254,16 +259,20 @@ struct ApplyRaise {
 };
 
 /// Whether a leaf edge splits (a leaf that has the edge itself refines) or a split edge loses its children
-/// (every leaf on them coarsens and no leaf that has the edge itself refines).
+/// (every leaf on them coarsens and no leaf that has the edge itself refines), and which refining leaves have it
+/// as their local edge 0 (edge_inner_side0, edge_inner_side1).
 struct EdgeActions {
   ForestPtrs f;
   const std::int8_t* delta;
   std::uint8_t* state;
   KEMPE_HD void operator()(index_t edge) const {
     bool refined_side = false;
+    std::uint8_t inner = 0;
     for (int s = 0; s < 2; ++s) {
       const index_t e = f.edge_elem[2 * edge + s];
-      refined_side = refined_side || (e != no_element && delta[e] > 0);
+      const bool refines = e != no_element && delta[e] > 0;
+      refined_side = refined_side || refines;
+      if (refines && f.edge_local[2 * edge + s] == 0) inner |= s == 0 ? edge_inner_side0 : edge_inner_side1;
     }
     std::uint8_t st = 0;
     const index_t child = f.edge_child[edge];
@@ -278,22 +287,15 @@ struct EdgeActions {
         }
       if (all_coarsen) st = edge_unsplits;
     }
-    state[edge] = st;
+    state[edge] = st | inner;
   }
 };
 
-/// Whether leaf e has `edge` as its own local edge 0 and refines: its three interior edges then go right after
-/// that edge (and its children) in the new numbering.
-KEMPE_HD bool refines_on_edge0(const ForestPtrs& f, const std::int8_t* delta, index_t edge, int side) {
-  const index_t e = f.edge_elem[2 * edge + side];
-  return e != no_element && f.edge_local[2 * edge + side] == 0 && delta[e] > 0;
-}
-
 /// The new edges that come from old edge `edge`: its two children when it splits now, then the interior edges of
 /// the leaves that refine and have it as their local edge 0 (side 0's leaf first).
-KEMPE_HD index_t edges_made(const ForestPtrs& f, const std::uint8_t* state, const std::int8_t* delta, index_t edge) {
-  return ((state[edge] & edge_splits) ? 2 : 0) + (refines_on_edge0(f, delta, edge, 0) ? 3 : 0) +
-         (refines_on_edge0(f, delta, edge, 1) ? 3 : 0);
+KEMPE_HD index_t edges_made(const std::uint8_t* state, index_t edge) {
+  const unsigned st = state[edge];
+  return ((st & edge_splits) ? 2 : 0) + ((st & edge_inner_side0) ? 3 : 0) + ((st & edge_inner_side1) ? 3 : 0);
 }
 /// Whether `edge` is the first of its parent's two children (the second is edge + 1: siblings are numbered
 /// next to each other at every adaptation).
@@ -330,8 +332,8 @@ struct EdgeCounts {
     if (kept) {
       count = 1;
       if (!is_first_child(f, edge)) {
-        count += edges_made(f, state, delta, edge);
-        if (f.edge_parent[edge] != no_element) count += edges_made(f, state, delta, edge - 1);  // its sibling's
+        count += edges_made(state, edge);
+        if (f.edge_parent[edge] != no_element) count += edges_made(state, edge - 1);  // its sibling's
       }
     }
     edges[edge] = count;
@@ -377,7 +379,7 @@ KEMPE_HD index_t new_midpoint(const ForestPtrs& f, const AdaptOffsets& o, index_
 KEMPE_HD index_t first_made(const ForestPtrs& f, const AdaptOffsets& o, index_t edge) {
   if (is_first_child(f, edge)) return o.edge_new[edge + 1] + 1;
   index_t at = o.edge_new[edge] + 1;
-  if (f.edge_parent[edge] != no_element) at += edges_made(f, o.state, o.delta, edge - 1);
+  if (f.edge_parent[edge] != no_element) at += edges_made(o.state, edge - 1);
   return at;
 }
 /// The new index of the first child of old edge `edge`, once it is split.
@@ -619,7 +621,7 @@ struct BuildElements {
     }
     // Interior edges I0 I1 I2 follow edge 0 (and its children when it splits now), after side 0's leaf's.
     const index_t inner = first_made(from, o, ed[0]) + ((o.state[ed[0]] & edge_splits) ? 2 : 0) +
-                          (s[0] == 1 && refines_on_edge0(from, o.delta, ed[0], 0) ? 3 : 0);
+                          (s[0] == 1 && (o.state[ed[0]] & edge_inner_side0) ? 3 : 0);
     const unsigned s0 = unsigned(s[0]), s1 = unsigned(s[1]), s2 = unsigned(s[2]);
     const std::uint64_t step = std::uint64_t(1) << (2 * level);
     // Interior edge I_j lies between the centre child (side 1) and a corner child (side 0) and is parallel to
