@@ -598,7 +598,7 @@ AdaptReport TriangleForest::adapt(Check check) {
   const int passes_per_look = b == Backend::cuda ? 2 : 1;
   auto find = [&](int p) {
     const bool first = p == 0;
-    forall(b, ne, FindRaise{from, w.delta.data(), first ? nullptr : w.raise[(p + 1) % 2].data(), first ? nullptr : w.vetoed.data(),
+    forall(b, ne, FindRaise{from, w.delta.data(), first ? nullptr : w.raise[(p - 1) % 2].data(), first ? nullptr : w.vetoed.data(),
                             max_level_, w.raise[p % 2].data()});
   };
   auto apply = [&](int p) {
@@ -610,7 +610,7 @@ AdaptReport TriangleForest::adapt(Check check) {
       find(p);
       ++report.balance_passes;
     }
-    if (sum(b, ne, Nonzero<std::uint8_t>{w.raise[(p + 1) % 2].data()}) == 0) break;
+    if (sum(b, ne, Nonzero<std::uint8_t>{w.raise[(p - 1) % 2].data()}) == 0) break;  // the last pass's flags
     apply(p - 1);
     if (report.balance_passes > 4 * max_level_limit + ne)
       throw std::logic_error("adaptive refinement: the 2:1 balance did not settle");

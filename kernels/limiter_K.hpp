@@ -64,10 +64,9 @@ struct PositivityLimiter {
     for (int q = 0; q < num_points; ++q)
       for (int m = 0; m < nm; ++m) {
         const Real phi = basis[q * nm + m];
-        const Real size = phi < Real(0) ? -phi : phi, departs = m == 0 ? phi - Real(mode0_value) : phi;
+        const Real size = std::abs(phi), departs = std::abs(m == 0 ? phi - Real(mode0_value) : phi);
         basis_max[m] = size > basis_max[m] ? size : basis_max[m];
-        reach_weight[m] = (departs < Real(0) ? -departs : departs) > reach_weight[m] ? (departs < Real(0) ? -departs : departs)
-                                                                                   : reach_weight[m];
+        reach_weight[m] = departs > reach_weight[m] ? departs : reach_weight[m];
       }
   }
 
