@@ -117,15 +117,15 @@ struct LeafAndFaceTotals {
   }
 };
 
-/// color_begin[c] (c in [0, colors]) from the face order's scanned table, as ColorBegin, into a total slot.
+/// color_begin[c] (c in [0, colors]) into a total slot: the place of color c's first word (FaceRanks).
 struct ColorBeginTotals {
-  const index_t* place;
-  index_t num_elements;
+  const index_t* first;  ///< [colors][blocks]
+  index_t blocks;
   const std::int64_t* num_faces;
   int colors;
   std::int64_t* color_begin;
   KEMPE_HD void operator()(index_t c) const {
-    color_begin[c] = c == colors ? *num_faces : std::int64_t(place[std::size_t(c) * std::size_t(num_elements)]);
+    color_begin[c] = c == colors || blocks == 0 ? *num_faces : std::int64_t(first[std::size_t(c) * std::size_t(blocks)]);
   }
 };
 
@@ -139,11 +139,10 @@ struct BelowCount {
   }
 };
 
-struct Fill {
-  index_t* p;
-  index_t value;
-  KEMPE_HD void operator()(index_t i) const { p[i] = value; }
-};
+/// The 32-bit words that hold MarkFaces' bytes ([elements][colors]).
+std::size_t face_mark_words(index_t elements, int colors) {
+  return (std::size_t(elements) * std::size_t(colors) + 3) / 4;
+}
 
 template <class T>
 struct Value {
@@ -302,7 +301,9 @@ struct TriangleForest::Workspace {
   RawArray<std::uint8_t> raise[2], vetoed, state;
   RawArray<index_t> edge_count, mid_count, elem_count;
   RawArray<index_t> node_new, edge_new, mid_offset, elem_offset;
-  RawArray<index_t> slot;
+  RawArray<std::uint32_t> face_marks;  // [elements][2K] bytes (MarkFaces), as words
+  RawArray<std::uint64_t> face_bits;   // [2K][blocks] FaceRanks::bits
+  RawArray<index_t> face_first;        // [2K][blocks] FaceRanks::first
   RawArray<std::int64_t> totals;  // [total_slots] TotalSlot
   // On the GPU an adaptation leaves the face count and color ranges in the totals (faces_pending): faces_ then
   // spans the edges until count() reads them with the check's figures into face_totals, one wait instead of two.
@@ -314,7 +315,8 @@ struct TriangleForest::Workspace {
   template <class Self, class F>
   static void each(Self& a, F&& f) {
     f(a.delta), f(a.raise[0]), f(a.raise[1]), f(a.vetoed), f(a.state), f(a.edge_count), f(a.mid_count), f(a.elem_count);
-    f(a.node_new), f(a.edge_new), f(a.mid_offset), f(a.elem_offset), f(a.slot), f(a.totals);
+    f(a.node_new), f(a.edge_new), f(a.mid_offset), f(a.elem_offset), f(a.face_marks), f(a.face_bits);
+    f(a.face_first), f(a.totals);
     f(a.area), f(a.centroid_x), f(a.centroid_y), f(a.centroid_z), f(a.length), f(a.normal_x), f(a.normal_y);
     f(a.normal_z);
   }
@@ -534,8 +536,8 @@ void TriangleForest::reserve(index_t elements, index_t nodes, index_t edges, ind
   Workspace& w = *work_;
   const std::size_t ne = std::size_t(std::max(elements, f_.num_elements)), nn = std::size_t(std::max(nodes, f_.num_nodes));
   const std::size_t nm = std::size_t(std::max(edges, f_.num_edges)), nf = std::size_t(std::max(faces, faces_.num_faces));
-  const std::size_t cells = 2 * std::size_t(f_.num_colors) * ne;
-  if (cells > std::size_t(std::numeric_limits<index_t>::max())) fitting(std::int64_t(cells), "color-element cells (the face order's table)");
+  const std::size_t colors = 2 * std::size_t(f_.num_colors), words = colors * std::size_t(face_rank_blocks(index_t(ne)));
+  const std::size_t mark_words = face_mark_words(index_t(ne), int(colors));
   auto each = [&](auto& array, std::size_t n) { grow(b, array, n, "adaptation storage (reserve)"); };
   auto touch_each = [&](auto& array) { touch(b, array); };
   // The mesh moves into reserved arrays, and its old arrays become the reserved spare. Every array is written
@@ -551,7 +553,7 @@ void TriangleForest::reserve(index_t elements, index_t nodes, index_t edges, ind
   faces_now_->reserve(b, index_t(face_room));
   each(w.delta, ne), each(w.raise[0], ne), each(w.raise[1], ne), each(w.vetoed, ne), each(w.elem_count, ne), each(w.elem_offset, ne), each(w.node_new, nn);
   each(w.state, nm), each(w.edge_count, nm), each(w.mid_count, nm), each(w.edge_new, nm), each(w.mid_offset, nm);
-  each(w.slot, cells), each(edge_face_, nm);
+  each(w.face_marks, mark_words), each(w.face_bits, words), each(w.face_first, words), each(edge_face_, nm);
   each(w.area, ne), each(w.centroid_x, ne), each(w.centroid_y, ne), each(w.centroid_z, ne);
   each(w.length, face_room), each(w.normal_x, face_room), each(w.normal_y, face_room), each(w.normal_z, face_room);
   each(refine_, ne), each(coarsen_, ne);
@@ -700,25 +702,28 @@ void TriangleForest::build_faces() {
   const Backend b = backend_;
   // Taken and reset first, so that no later call defers its count whatever this one throws.
   const bool defer = std::exchange(w.defer_face_count, false);
-  const index_t nm = f_.num_edges;
+  const index_t nm = f_.num_edges, ne = f_.num_elements;
   const int colors = 2 * f_.num_colors;
-  const std::size_t cells = std::size_t(colors) * std::size_t(f_.num_elements);
-  if (cells > std::size_t(std::numeric_limits<index_t>::max()))
-    fitting(std::int64_t(cells), "color-element cells (the face order's table)");
+  const index_t blocks = face_rank_blocks(ne), words = colors * blocks;
+  const std::size_t mark_words = face_mark_words(ne, colors);
+  if (mark_words > std::size_t(std::numeric_limits<index_t>::max())) fitting(std::int64_t(mark_words), "face marks (four a word)");
   std::int64_t* totals = w.totals.data();
-  grow(b, w.slot, cells, "face order table");
-  forall(b, index_t(cells), Fill{w.slot.data(), 0});
-  forall(b, nm, MarkFaces{f_, w.slot.data()});
-  // Two faces of one color with one left leaf would share a cell (and a place); CheckColors counts them.
-  exclusive_scan(b, w.slot.data(), index_t(cells), w.slot.data(), totals + total_faces);
-  forall(b, colors + 1, ColorBeginTotals{w.slot.data(), f_.num_elements, totals + total_faces, colors, totals + total_color_begin});
+  grow(b, w.face_marks, mark_words, "face marks");
+  grow(b, w.face_bits, std::size_t(words), "face order words"), grow(b, w.face_first, std::size_t(words), "face order places");
+  forall(b, index_t(mark_words), Zero<std::uint32_t>{w.face_marks.data()});
+  auto* marks = reinterpret_cast<std::uint8_t*>(w.face_marks.data());
+  forall(b, nm, MarkFaces{f_, marks});
+  forall(b, words, PackFaceMarks{marks, ne, blocks, colors, w.face_bits.data(), w.face_first.data()});
+  exclusive_scan(b, w.face_first.data(), words, w.face_first.data(), totals + total_faces);
+  forall(b, colors + 1, ColorBeginTotals{w.face_first.data(), blocks, totals + total_faces, colors, totals + total_color_begin});
+  const FaceRanks ranks{blocks, w.face_bits.data(), w.face_first.data()};
   grow(b, edge_face_, nm, "edge faces");
   w.faces_pending = defer && b == Backend::cuda;
   if (w.faces_pending) {
     // Every face is a leaf edge: room for the edges holds them, and the count is read later (count()).
     faces_now_->reserve(b, nm);
     faces_ = faces_now_->ptrs(nm);
-    forall(b, nm, BuildFaces{f_, w.slot.data(), faces_, edge_face_.data()});
+    forall(b, nm, BuildFaces{f_, ranks, faces_, edge_face_.data()});
     return;
   }
   // The face count and the color ranges come in one copy.
@@ -727,7 +732,7 @@ void TriangleForest::build_faces() {
   color_begin_.assign(t.begin() + (total_color_begin - total_faces), t.end());
   faces_now_->reserve(b, nf);
   const FacePtrs faces = faces_now_->ptrs(nf);
-  forall(b, nm, BuildFaces{f_, w.slot.data(), faces, edge_face_.data()});
+  forall(b, nm, BuildFaces{f_, ranks, faces, edge_face_.data()});
   faces_ = faces;
 }
 

@@ -96,6 +96,15 @@ KEMPE_HD void atomic_add(Real* p, Real v) {
 #endif
 }
 
+/// The number of set bits of x.
+KEMPE_HD int popcount64(std::uint64_t x) {
+#if defined(__CUDA_ARCH__)
+  return __popcll(x);
+#else
+  return __builtin_popcountll(x);  // GCC and Clang; CUDA files are C++17, without std::popcount
+#endif
+}
+
 /// *p = v where other threads may store the same value to *p in the same pass (a flag several items set): an
 /// OpenMP atomic write on the CPU, which C++ asks of stores that can meet (a plain byte store on x86), and a
 /// plain store on the GPU.
