@@ -23,7 +23,7 @@ namespace kempe::dg {
 /// `epsilon` at every check point (the volume and face quadrature points, where the scheme evaluates the
 /// solution). The cell average is kept, so the scheme stays conservative; with a positivity-preserving flux
 /// (HLL, Rusanov) and a small enough step the averages stay admissible. `basis` holds the basis at the
-/// check points, [points][modes].
+/// check points, [points][modes], and `check_reach` the per-mode bounds of its first points (positivity_reach).
 /// The floors are `epsilon` or, where larger, the rounding margin of the point values: the flux kernels sum the
 /// modes again in another order (on the GPU with other fused multiply-adds), so a point value they see differs
 /// from the one checked here by a few roundings of its largest terms. Pressure loses most in the cancellation
@@ -35,6 +35,7 @@ struct PositivityLimiter {
   int num_points;
   Real gamma, epsilon;
   const Real* basis;
+  const Real* check_reach;  ///< [points][2][modes] positivity_reach(basis)
   Real* c;
   /// Whether operator() first tries the whole-element test (clears_as_whole) before its points; false only for
   /// the tests' reference.
@@ -56,18 +57,12 @@ struct PositivityLimiter {
   /// Two orders of a sum of nm terms differ by less than this times the sum of the terms' sizes.
   static constexpr Real sum_rounding = Real(4 * basis::num_modes(P)) * machine_epsilon;
 
-  /// Per mode, the largest |phi_m| at a check point (basis_max) and the most that phi_m departs there from its
-  /// mean value (reach_weight: phi_0 from mode0_value, by its rounding; the others from 0).
-  KEMPE_HD void basis_reach(Real* basis_max, Real* reach_weight) const {
+  /// Per mode, the largest |phi_m| at the check points (basis_max, [modes]), and after it the most that phi_m
+  /// departs there from its mean value (reach_weight: phi_0 from mode0_value, by its rounding; the others from
+  /// 0): the row of positivity_reach for num_points points, read rather than formed in every element.
+  KEMPE_HD const Real* basis_reach() const {
     constexpr int nm = basis::num_modes(P);
-    for (int m = 0; m < nm; ++m) basis_max[m] = reach_weight[m] = Real(0);
-    for (int q = 0; q < num_points; ++q)
-      for (int m = 0; m < nm; ++m) {
-        const Real phi = basis[q * nm + m];
-        const Real size = std::abs(phi), departs = std::abs(m == 0 ? phi - Real(mode0_value) : phi);
-        basis_max[m] = size > basis_max[m] ? size : basis_max[m];
-        reach_weight[m] = departs > reach_weight[m] ? departs : reach_weight[m];
-      }
+    return check_reach + std::size_t(num_points - 1) * 2 * nm;
   }
 
   /// The whole-element test. Every check point's value of a variable, however its sum is ordered, lies within
@@ -104,8 +99,8 @@ struct PositivityLimiter {
     Real rho_floor, p_floor;
     floors(mean[euler::density], mean[euler::energy], rho_floor, p_floor);
     if (whole_element_test) {
-      Real basis_max[nm], reach_weight[nm], d[nv], reach[nv];
-      basis_reach(basis_max, reach_weight);
+      const Real *basis_max = basis_reach(), *reach_weight = basis_max + nm;
+      Real d[nv], reach[nv];
       for (int v = 0; v < nv; ++v) {
         d[v] = reach[v] = Real(0);
         for (int m = 0; m < nm; ++m) d[v] += std::abs(ce[v][m]) * basis_max[m];
@@ -186,8 +181,7 @@ struct PositivityLimiter {
     // terms' sizes, at most sum_m |c_m| max_q |phi_m(q)|: one bound per element and variable for all points.
     // reach_weight: the most that phi_m departs from its mean value at a check point (phi_0 from mode0_value,
     // by its rounding; the others from 0), for the whole-element test below.
-    Real basis_max[nm], reach_weight[nm];
-    basis_reach(basis_max, reach_weight);
+    const Real *basis_max = basis_reach(), *reach_weight = basis_max + nm;
     alignas(64) Real d[nv][width];
     for (int v = 0; v < nv; ++v) {
       KEMPE_OMP_SIMD
@@ -714,6 +708,26 @@ struct TroubledCells {
     }
   }
 };
+
+/// PositivityLimiter's bounds per mode for every count of check points ([points][2][modes]): row q holds the
+/// largest |phi_m| over points 0 .. q, then the most that phi_m departs there from its mean value (phi_0 from
+/// mode0_value, the others from 0). The limiter reads the row of its count, so the solver's check points with
+/// or without the subcell averages after them share one table. `basis` [points][modes] as the limiter's.
+template <class Real>
+std::vector<Real> positivity_reach(const std::vector<Real>& basis, int num_modes) {
+  const std::size_t nm = std::size_t(num_modes), points = basis.size() / nm;
+  std::vector<Real> reach(points * 2 * nm, Real(0));
+  for (std::size_t q = 0; q < points; ++q)
+    for (std::size_t m = 0; m < nm; ++m) {
+      const Real phi = basis[q * nm + m];
+      const Real size = std::abs(phi), departs = std::abs(m == 0 ? phi - Real(mode0_value) : phi);
+      const Real before_size = q == 0 ? Real(0) : reach[((q - 1) * 2) * nm + m];
+      const Real before_departs = q == 0 ? Real(0) : reach[((q - 1) * 2 + 1) * nm + m];
+      reach[(q * 2) * nm + m] = size > before_size ? size : before_size;
+      reach[(q * 2 + 1) * nm + m] = departs > before_departs ? departs : before_departs;
+    }
+  return reach;
+}
 
 /// [modes] the largest |phi_m| at TroubledCells' face points (the whole local edges' and their halves'), 0 for the
 /// constant mode: its mode_bound, from the tables the kernels read (`face_basis` [3][points][modes],

@@ -136,7 +136,7 @@ class EulerDG {
     // positivity pass left, and limiting it again could only move it by a rounding.
     if (positivity_epsilon_ > Real(0))
       launch(map.old_elements, adapt::EachMadeLeaf<PositivityLimiter<P, Real>>{
-                                   map, PositivityLimiter<P, Real>{k_, positivity_points(), gamma_, positivity_epsilon_, d_.check_basis, c_.data()}});
+                                   map, PositivityLimiter<P, Real>{k_, positivity_points(), gamma_, positivity_epsilon_, d_.check_basis, d_.positivity_reach, c_.data()}});
   }
 
  public:
@@ -749,7 +749,7 @@ class EulerDG {
   /// Applies the positivity limiter to the coefficients c (see kernels/limiter_K.hpp).
   void limit_positivity(Real* c) const {
     launch(k_,
-           PositivityLimiter<P, Real>{k_, positivity_points(), gamma_, positivity_epsilon_, d_.check_basis, c});
+           PositivityLimiter<P, Real>{k_, positivity_points(), gamma_, positivity_epsilon_, d_.check_basis, d_.positivity_reach, c});
   }
   void limit_positivity(std::vector<Real>& c) const {
     require_cpu("limit_positivity on host vectors");
@@ -853,6 +853,7 @@ class EulerDG {
     const SubcellOperators sub = subcell_operators(P);
     // Then the subcell averages, which the positivity limiter checks too under bounds on them (positivity_points).
     if (P > 0) check_basis_.insert(check_basis_.end(), sub.average.begin(), sub.average.end());
+    positivity_reach_ = positivity_reach(check_basis_, num_modes);
     subcell_average_ = convert(sub.average);
     subcell_modes_ = convert(sub.modes_from_averages);
     subcell_area_ = convert(sub.cell_area);
@@ -1037,6 +1038,7 @@ class EulerDG {
     visit(prolongation_, "prolongation matrices", d_.prolongation);
     visit(restriction_, "restriction matrices", d_.restriction);
     visit(check_basis_, "positivity check basis", d_.check_basis);
+    visit(positivity_reach_, "positivity check bounds", d_.positivity_reach);
     visit(kxrcf_mode_bound_, "troubled-cell mode bounds", d_.kxrcf_mode_bound);
     visit(taylor_from_modes_, "Taylor tables", d_.taylor_from_modes);
     visit(degree_part_, "Taylor tables", d_.degree_part);
@@ -1160,6 +1162,7 @@ class EulerDG {
     Tables<Real> tables{};
     const Real *check_basis = nullptr, *taylor_from_modes = nullptr, *degree_part = nullptr;
     const Real* kxrcf_mode_bound = nullptr;  ///< [modes] TroubledCells::mode_bound
+    const Real* positivity_reach = nullptr;  ///< [check points][2][modes] PositivityLimiter::check_reach
     const Real *prolongation = nullptr, *restriction = nullptr;  ///< [4][modes][modes] (ChildTransfer)
     SubcellTables<Real> subcells{};
   };
@@ -1188,6 +1191,7 @@ class EulerDG {
   std::vector<double> volume_r_, volume_s_;
   std::vector<Real> check_basis_;  // [volume points + 3 face points + subcells][modes]
   std::vector<Real> kxrcf_mode_bound_;  // [modes] kxrcf_mode_bounds
+  std::vector<Real> positivity_reach_;  // [check points][2][modes] positivity_reach
   std::vector<Real> taylor_from_modes_, degree_part_;  // TriangleOperators' limiter tables
   std::vector<Real> subcell_average_, subcell_modes_, subcell_area_, subcell_normal_, subcell_dual_basis_,
       subcell_dual_flux_;  // SubcellOperators

@@ -638,6 +638,7 @@ void expect_positivity_blocks_as_single_elements() {
   std::vector<Real> check(op.volume_basis.begin(), op.volume_basis.end());
   check.insert(check.end(), op.face_basis.begin(), op.face_basis.end());
   const int points = int(check.size()) / nm;
+  const std::vector<Real> reach = dg::positivity_reach(check, nm);
   const index_t k = 203;  // 25 blocks of eight and three elements one at a time
   const Real gamma = Real(gamma_air), epsilon = Real(1e-6);
   std::mt19937 rng(17u + P);
@@ -656,8 +657,8 @@ void expect_positivity_blocks_as_single_elements() {
             Real(m == 0 ? mean[v] / dg::mode0_value : spread * std::abs(mean[v] + 1e-6) * unit(rng));
   }
   std::vector<Real> blocks = c, single = c;
-  forall_cpu(k, dg::PositivityLimiter<P, Real>{k, points, gamma, epsilon, check.data(), blocks.data()});
-  const dg::PositivityLimiter<P, Real> one{k, points, gamma, epsilon, check.data(), single.data()};
+  forall_cpu(k, dg::PositivityLimiter<P, Real>{k, points, gamma, epsilon, check.data(), reach.data(), blocks.data()});
+  const dg::PositivityLimiter<P, Real> one{k, points, gamma, epsilon, check.data(), reach.data(), single.data()};
   for (index_t e = 0; e < k; ++e) one(e);
   EXPECT_NE(single, c);  // the limiter changed some elements
   EXPECT_EQ(blocks, single);
@@ -690,6 +691,7 @@ void expect_whole_element_test_within_the_points() {
   const dg::SubcellOperators sub = dg::subcell_operators(P);  // the subcell averages too, as under bounds
   check.insert(check.end(), sub.average.begin(), sub.average.end());
   const int points = int(check.size()) / nm;
+  const std::vector<Real> reach = dg::positivity_reach(check, nm);
   constexpr int width = Limiter::cpu_block;
   const int blocks = 400;
   const index_t k = blocks * width;
@@ -709,10 +711,10 @@ void expect_whole_element_test_within_the_points() {
             Real(m == 0 ? mean[v] / dg::mode0_value : spread * std::abs(mean[v] + 1e-6) * unit(rng));
   }
   std::vector<Real> in_blocks = c, single = c, whole_first = c;
-  const Limiter by_blocks{k, points, gamma, epsilon, check.data(), in_blocks.data()};
+  const Limiter by_blocks{k, points, gamma, epsilon, check.data(), reach.data(), in_blocks.data()};
   // The reference evaluates every point; operator() as the solver runs it tries the whole-element test first.
-  const Limiter one{k, points, gamma, epsilon, check.data(), single.data(), false};
-  const Limiter one_whole_first{k, points, gamma, epsilon, check.data(), whole_first.data()};
+  const Limiter one{k, points, gamma, epsilon, check.data(), reach.data(), single.data(), false};
+  const Limiter one_whole_first{k, points, gamma, epsilon, check.data(), reach.data(), whole_first.data()};
   for (index_t e = 0; e < k; ++e) one_whole_first(e);
   int whole = 0, changed = 0;
   for (int b = 0; b < blocks; ++b) {
@@ -749,6 +751,40 @@ TEST(PositivityLimiter, WholeElementTestClearsOnlyWhatThePointsClear) {
   expect_whole_element_test_within_the_points<5, double>();
   expect_whole_element_test_within_the_points<2, float>();
   expect_whole_element_test_within_the_points<4, float>();
+}
+
+// The limiter reads its per-mode bounds from positivity_reach's row for its number of check points: row q is the
+// largest |phi_m| over points 0 .. q and the most that phi_m departs from its mean value there (phi_0 from
+// mode0_value, which it equals at every point, so 0). Checked against the maxima over the rows of the basis
+// itself, for the volume points alone, with the face points and with the subcell averages (the solver's counts).
+TEST(PositivityLimiter, ReachTableHoldsTheBasisMaximaOfTheFirstPoints) {
+  for (int p = 1; p <= 4; ++p) {
+    SCOPED_TRACE("p = " + std::to_string(p));
+    const dg::TriangleOperators op = dg::triangle_operators(p);
+    const int nm = op.num_modes;
+    std::vector<double> check(op.volume_basis.begin(), op.volume_basis.end());
+    check.insert(check.end(), op.face_basis.begin(), op.face_basis.end());
+    const dg::SubcellOperators sub = dg::subcell_operators(p);
+    check.insert(check.end(), sub.average.begin(), sub.average.end());
+    const int points = int(check.size()) / nm, volume_points = int(op.volume_basis.size()) / nm;
+    const std::vector<double> reach = dg::positivity_reach(check, nm);
+    ASSERT_EQ(reach.size(), std::size_t(points) * 2 * nm);
+    for (const int count : {1, volume_points, points - nm, points}) {
+      for (int m = 0; m < nm; ++m) {
+        double size = 0, departs = 0;
+        for (int q = 0; q < count; ++q) {
+          const double phi = check[std::size_t(q) * nm + m];
+          size = std::max(size, std::abs(phi));
+          departs = std::max(departs, std::abs(m == 0 ? phi - dg::mode0_value : phi));
+        }
+        const double* row = reach.data() + std::size_t(count - 1) * 2 * nm;
+        EXPECT_EQ(row[m], size) << "mode " << m << ", " << count << " points";
+        EXPECT_EQ(row[nm + m], departs) << "mode " << m << ", " << count << " points";
+      }
+      EXPECT_NEAR(reach[std::size_t(count - 1) * 2 * nm], dg::mode0_value, 1e-15);
+      EXPECT_LT(reach[std::size_t(count - 1) * 2 * nm + nm], 1e-15);
+    }
+  }
 }
 
 TEST(PositivityLimiter, FloatFloorsCoverTheFluxKernelsRounding) {
