@@ -675,7 +675,7 @@ KEMPE_HD bool face_sides(const ForestPtrs& f, index_t edge, FaceSides& s) {
   return true;
 }
 
-/// Whether a face color can index the face order's table (CheckColors counts those that cannot).
+/// Whether a face color can index the face order's marks and words (CheckColors counts those that cannot).
 KEMPE_HD bool in_color_range(const ForestPtrs& f, int c) { return c >= 0 && c < 2 * f.num_colors; }
 
 /// The face order. Faces go in the order of (color, left element), which a valid coloring makes unique, so a
