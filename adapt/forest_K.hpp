@@ -484,6 +484,7 @@ struct MoveNodes {
 /// Midpoints of the splitting edges: from the leaf that has the edge itself (the one refining), on the other
 /// side of a periodic edge translated by its shift; a bent boundary edge's on its curve (curve_middle).
 struct NewMidpoints {
+  static constexpr bool cpu_balanced = true;
   ForestPtrs from, to;
   AdaptOffsets o;
   PeriodicShifts shifts;
@@ -520,6 +521,7 @@ struct NewMidpoints {
 /// colors, here with K start colors: the first child keeps c, the second gets (c + K) mod 2K. With the interior
 /// edges of BuildElements every new edge is written once, its incidence cleared for BuildElements.
 struct MoveEdges {
+  static constexpr bool cpu_balanced = true;
   ForestPtrs from, to;
   AdaptOffsets o;
   KEMPE_HD void operator()(index_t edge) const {
@@ -564,6 +566,7 @@ struct MoveEdges {
 /// the parent was, with the three interior edges), coarsened groups by their parent; each enters itself on the
 /// sides of its three edges (which MoveEdges cleared, or this thread for the interior edges).
 struct BuildElements {
+  static constexpr bool cpu_balanced = true;
   ForestPtrs from, to;
   AdaptOffsets o;
   KEMPE_HD void set(index_t m, index_t v0, index_t v1, index_t v2, index_t e0, index_t e1, index_t e2, unsigned sides,
@@ -789,6 +792,7 @@ KEMPE_HD void twice_vector_area(const ForestPtrs& f, index_t e, double& ax, doub
 }
 
 struct ElementGeometry {
+  static constexpr bool cpu_balanced = true;
   ForestPtrs f;
   Geometry g;
   bool planar;
@@ -804,6 +808,7 @@ struct ElementGeometry {
 };
 
 struct FaceGeometry {
+  static constexpr bool cpu_balanced = true;
   ForestPtrs f;
   FacePtrs faces;
   Geometry g;

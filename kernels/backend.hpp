@@ -264,6 +264,14 @@ KEMPE_FUNCTOR_CONSTANT(CpuLanes, cpu_lanes, int, 0)
 /// listed items items[0 .. count - 1] with W-wide innermost loops. OverList then offers forall_cpu its lanes.
 KEMPE_FUNCTOR_CONSTANT(CpuListLanes, cpu_list_lanes, int, 0)
 
+/// Whether a functor's work items vary in cost enough that the CPU backend should hand them out in shrinking
+/// chunks (`static constexpr bool cpu_balanced = true`: OpenMP's guided schedule, chunks of at least
+/// cpu_balanced_chunk items) rather than one equal range per thread. For passes whose items do different work
+/// by what they find (an adaptation's kept, refined and coarsened leaves), so that no thread waits at the end for
+/// the other; the results are the same, each item being independent of the others.
+KEMPE_FUNCTOR_CONSTANT(CpuBalanced, cpu_balanced, bool, false)
+inline constexpr int cpu_balanced_chunk = 1024;
+
 /// body(local, i) for i in [0, n) on the CPU's threads, `local` each thread's own copy of f: a store of the loop
 /// can then alias none of the functor's members, so they stay in registers instead of being read again after every
 /// store through the functor's pointers (1-14 % on the DG kernels on one thread,
@@ -275,10 +283,17 @@ void for_each_with_own_copy(const Functor& f, index_t n, Body&& body) {
 #endif
   {
     const Functor local = f;
+    if constexpr (CpuBalanced<Functor>::value) {
+#if defined(_OPENMP)
+#pragma omp for schedule(guided, cpu_balanced_chunk) nowait
+#endif
+      for (index_t i = 0; i < n; ++i) body(local, i);
+    } else {
 #if defined(_OPENMP)
 #pragma omp for schedule(static) nowait
 #endif
-    for (index_t i = 0; i < n; ++i) body(local, i);
+      for (index_t i = 0; i < n; ++i) body(local, i);
+    }
   }
 }
 
