@@ -40,6 +40,7 @@ KEMPE_HD Point2 segment_midpoint(const ForestPtrs& f, index_t e, int j, int half
 /// spread over the 2K color ranges.
 template <class Real>
 struct DGElementTables {
+  static constexpr bool cpu_balanced = true;
   ForestPtrs f;
   const index_t* edge_face;
   /// [elements] the forest's centroids (adapt/forest_K.hpp, ElementGeometry: (x0 + x1 + x2) / 3, the sum DGMesh
