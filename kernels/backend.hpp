@@ -264,11 +264,12 @@ KEMPE_FUNCTOR_CONSTANT(CpuLanes, cpu_lanes, int, 0)
 /// listed items items[0 .. count - 1] with W-wide innermost loops. OverList then offers forall_cpu its lanes.
 KEMPE_FUNCTOR_CONSTANT(CpuListLanes, cpu_list_lanes, int, 0)
 
-/// Whether a functor's work items vary in cost enough that the CPU backend should hand them out in shrinking
-/// chunks (`static constexpr bool cpu_balanced = true`: OpenMP's guided schedule, chunks of at least
-/// cpu_balanced_chunk items) rather than one equal range per thread. For passes whose items do different work
-/// by what they find (an adaptation's kept, refined and coarsened leaves), so that no thread waits at the end for
-/// the other; the results are the same, each item being independent of the others.
+/// Whether the CPU backend hands a functor's work items out in shrinking chunks (`static constexpr bool
+/// cpu_balanced = true`: OpenMP's guided schedule, chunks of at least cpu_balanced_chunk items) rather than one
+/// equal range per thread, so that no thread waits at the end for the other: for passes whose items do different
+/// work by what they find (an adaptation's kept, refined and coarsened leaves), and where the threads themselves
+/// may run at unequal speeds (a virtual machine's CPUs, which the host slows one at a time; docs/benchmarks.md).
+/// The results are the same, each item being independent of the others.
 KEMPE_FUNCTOR_CONSTANT(CpuBalanced, cpu_balanced, bool, false)
 inline constexpr int cpu_balanced_chunk = 1024;
 
