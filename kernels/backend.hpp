@@ -25,7 +25,11 @@
 
 // KEMPE_HD for a function whose result must be the same bits in several CPU kernels: on the host one compiled
 // copy that each kernel calls, never inlined (inlined, GCC vectorizes and contracts it together with what
-// surrounds it, which differs from kernel to kernel); on the GPU inlined as KEMPE_HD.
+// surrounds it, which differs from kernel to kernel); on the GPU inlined as KEMPE_HD. Also for a long function
+// on a path few items take (a boundary face's ghost state): one host copy instead of one in every face point
+// of every kernel, which the host compiler would otherwise optimize each time. The GPU still inlines it: a call
+// there changes the register allocation of the whole kernel (ptxas: the elementwise pass at p = 1 spilled 40
+// bytes with the named state functions called, none inlined).
 #if defined(__CUDA_ARCH__)
 #define KEMPE_HD_ONE_HOST_COPY __host__ __device__ __forceinline__
 #elif defined(__CUDACC__)

@@ -478,8 +478,10 @@ struct FaceIntegrals {
     euler::numerical_flux(F, ul, ur, fc.normal_x[f], fc.normal_y[f], gamma, flux);
   }
 
-  /// ur = the ghost state of ul at boundary face f's point q (the Boundary functor).
-  KEMPE_HD void ghost_state(index_t f, int q, const Real (&ul)[nv], Real (&ur)[nv]) const {
+  /// ur = the ghost state of ul at boundary face f's point q (the Boundary functor). One host copy
+  /// (KEMPE_HD_ONE_HOST_COPY): the boundary functor's named state functions (an exact Riemann solver among them)
+  /// are long and only boundary faces call it.
+  KEMPE_HD_ONE_HOST_COPY void ghost_state(index_t f, int q, const Real (&ul)[nv], Real (&ur)[nv]) const {
     const Real nx = fc.normal_x[f], ny = fc.normal_y[f];
     // Face points from (x0, y0) at the reference point -1 to (x1, y1) at +1.
     const Real s = (Real(1) + t.face_abscissa[q]) / Real(2);
