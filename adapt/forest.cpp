@@ -852,7 +852,7 @@ LeafMesh TriangleForest::to_host() const {
 
 Mesh leaf_elements_mesh(const LeafMesh& leaves, const Mesh& start) {
   Mesh out;
-  out.source = start.source;
+  out.source = start.source, out.origin = start.origin;
   out.dim = start.dim, out.space_dim = start.space_dim;
   out.x = leaves.x, out.y = leaves.y, out.z = leaves.z;
   const index_t ne = leaves.num_elements();

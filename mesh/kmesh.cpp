@@ -157,7 +157,7 @@ void write_kmesh(const Mesh& m, const std::string& path) {
   w.add("info", std::vector<std::int64_t>{m.dim, m.space_dim, m.report.flipped_elements,
                                           m.report.untagged_boundary_faces, m.report.interior_markers,
                                           m.report.unmatched_markers, m.report.unused_nodes});
-  w.add("source", std::vector<std::string>{m.source});
+  w.add("source", std::vector<std::string>{m.origin.empty() ? m.source : m.origin});
   w.add("warnings", m.report.warnings);
   // Optional sections are written only once a coloring and an ordering have been applied; files without them
   // read back with the fields empty.
@@ -235,8 +235,10 @@ Mesh read_kmesh(const std::string& path) {
   m.report.interior_markers = static_cast<index_t>(info[4]);
   m.report.unmatched_markers = static_cast<index_t>(info[5]);
   m.report.unused_nodes = static_cast<index_t>(info[6]);
-  const auto source = r.get_strings("source");
-  m.source = source.empty() ? path : source[0];
+  // Messages about the mesh name the file read; the name it was converted from stays with the file.
+  const auto origin = r.get_strings("source");
+  m.source = path;
+  if (!origin.empty() && origin[0] != path) m.origin = origin[0];
   m.report.warnings = r.get_strings("warnings");
   m.for_each_array([&r](const MeshArray& a, auto& v) {
     using T = typename std::decay_t<decltype(v)>::value_type;

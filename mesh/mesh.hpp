@@ -82,7 +82,10 @@ struct MeshArray {
 /// by local face); after an ordering (coloring/reorder.hpp) they are grouped by color. Always, the left element
 /// of a face is the lower-numbered one and its normal points out of the left element.
 struct Mesh {
-  std::string source;
+  std::string source;  ///< the name every message uses: the file read (or the generator)
+  /// The file (or generator) the mesh was first built from, which a .kmesh keeps through reads and writes;
+  /// empty where that is `source` itself.
+  std::string origin;
   int dim = 0;        ///< topological dimension of the elements: 2 or 3
   int space_dim = 0;  ///< 2 for a mesh in the xy plane, 3 for volumes and for surfaces embedded in 3D
 

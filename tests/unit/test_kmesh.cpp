@@ -16,6 +16,7 @@
 #include "mesh/generators.hpp"
 #include "mesh/kmesh.hpp"
 #include "mesh/load.hpp"
+#include "mesh/periodic.hpp"
 #include "mesh_fixtures.hpp"
 
 namespace kempe {
@@ -81,7 +82,8 @@ TEST_F(KmeshTest, RoundTripIsBitExact) {
   const Mesh r = read_kmesh(path("a.kmesh"));
   EXPECT_EQ(r.dim, m.dim);
   EXPECT_EQ(r.space_dim, m.space_dim);
-  EXPECT_EQ(r.source, m.source);
+  EXPECT_EQ(r.source, path("a.kmesh"));  // messages name the file read
+  EXPECT_EQ(r.origin, m.source);         // the file keeps the name it was converted from
 #define KEMPE_SAME(field) expect_bitwise_equal(r.field, m.field, #field)
   KEMPE_SAME(x);
   KEMPE_SAME(y);
@@ -119,6 +121,20 @@ TEST_F(KmeshTest, RoundTripIsBitExact) {
   EXPECT_EQ(load_mesh(path("a.kmesh")).num_faces(), m.num_faces());
   fs::copy_file(path("a.kmesh"), path("UPPER.KMESH"));
   EXPECT_EQ(load_mesh(path("UPPER.KMESH")).num_faces(), m.num_faces());  // extensions in any case
+}
+
+TEST_F(KmeshTest, MessagesNameTheFileReadAndTheFileKeepsItsOrigin) {
+  Mesh m = sample();
+  ASSERT_FALSE(m.source.empty());
+  write_kmesh(m, path("named.kmesh"));
+  Mesh r = read_kmesh(path("named.kmesh"));
+  EXPECT_THAT([&] { make_periodic(r, "no_such_group", "left", {1, 0, 0}); },
+              ::testing::ThrowsMessage<MeshError>(HasSubstr(path("named.kmesh") + ": no boundary group 'no_such_group'")));
+  // Saved again elsewhere and read back: still the name it was first built from.
+  write_kmesh(r, path("copy.kmesh"));
+  const Mesh c = read_kmesh(path("copy.kmesh"));
+  EXPECT_EQ(c.source, path("copy.kmesh"));
+  EXPECT_EQ(c.origin, m.source);
 }
 
 TEST_F(KmeshTest, ColorsAndInputNumberingRoundTrip) {
