@@ -44,13 +44,11 @@
 #define KEMPE_OMP_PARALLEL_FOR _Pragma("omp parallel for schedule(static)")
 #define KEMPE_OMP_PARALLEL_FOR_SIMD _Pragma("omp parallel for simd schedule(simd : static)")
 #define KEMPE_OMP_ATOMIC _Pragma("omp atomic")
-#define KEMPE_OMP_ATOMIC_WRITE _Pragma("omp atomic write")
 #define KEMPE_OMP_SIMD _Pragma("omp simd")
 #else
 #define KEMPE_OMP_PARALLEL_FOR
 #define KEMPE_OMP_PARALLEL_FOR_SIMD
 #define KEMPE_OMP_ATOMIC
-#define KEMPE_OMP_ATOMIC_WRITE
 #define KEMPE_OMP_SIMD
 #endif
 
@@ -109,16 +107,15 @@ KEMPE_HD int popcount64(std::uint64_t x) {
 #endif
 }
 
-/// *p = v where other threads may store the same value to *p in the same pass (a flag several items set): an
-/// OpenMP atomic write on the CPU, which C++ asks of stores that can meet (a plain byte store on x86), and a
-/// plain store on the GPU.
+/// *p = v where other threads may store the same value to *p in the same pass (a flag several items set): a
+/// relaxed atomic store on the CPU, which C++ asks of stores that can meet (a plain store on x86; what an OpenMP
+/// `atomic write` gives, which Clang refuses on a template's dependent type), and a plain store on the GPU.
 template <class T>
 KEMPE_HD void store_shared(T* p, T v) {
 #if defined(__CUDA_ARCH__)
   *p = v;
 #else
-  KEMPE_OMP_ATOMIC_WRITE
-  *p = v;
+  __atomic_store_n(p, v, __ATOMIC_RELAXED);  // GCC and Clang
 #endif
 }
 
