@@ -412,7 +412,7 @@ Mesh read_kmesh(const std::string& path) {
           "sections 'leaf_root', 'leaf_path' and 'leaf_level' differ in length");
   for (std::size_t i = 0; i < m.leaf_root.size(); ++i) {
     if (m.leaf_root[i] < 0 || std::size_t(m.leaf_root[i]) >= ne) r.fail(at("leaf_root", i, "not an element of the mesh"));
-    if (m.leaf_level[i] > 30) r.fail(at("leaf_level", i, "a level above 30"));
+    if (m.leaf_level[i] < 0 || m.leaf_level[i] > 30) r.fail(at("leaf_level", i, "a level outside 0..30"));
     if (m.leaf_path[i] < 0 || (m.leaf_level[i] < 30 && (m.leaf_path[i] >> (2 * m.leaf_level[i])) != 0))
       r.fail(at("leaf_path", i, "a path longer than its level"));
   }

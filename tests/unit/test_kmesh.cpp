@@ -226,7 +226,9 @@ TEST_F(KmeshTest, TablesThatDisagreeAreRefusedByName) {
   EXPECT_THAT(error_with("leaf root", [&](Mesh& m) { leaves(m), m.leaf_root[1] = m.num_elements(); }),
               HasSubstr("section 'leaf_root' entry 1: not an element of the mesh"));
   EXPECT_THAT(error_with("leaf level", [&](Mesh& m) { leaves(m), m.leaf_level[2] = 31; }),
-              HasSubstr("section 'leaf_level' entry 2: a level above 30"));
+              HasSubstr("section 'leaf_level' entry 2: a level outside 0..30"));
+  EXPECT_THAT(error_with("negative leaf level", [&](Mesh& m) { leaves(m), m.leaf_level[1] = -7; }),
+              HasSubstr("section 'leaf_level' entry 1: a level outside 0..30"));
   EXPECT_THAT(error_with("leaf path", [&](Mesh& m) { leaves(m), m.leaf_path[2] = 4; }),
               HasSubstr("section 'leaf_path' entry 2: a path longer than its level"));
 
