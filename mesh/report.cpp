@@ -8,6 +8,7 @@ namespace kempe {
 MeshSummary summarize(const Mesh& m) {
   MeshSummary s;
   s.source = m.source;
+  s.origin = m.origin;
   s.dim = m.dim;
   s.space_dim = m.space_dim;
   s.elements = m.num_elements();

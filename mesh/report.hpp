@@ -12,6 +12,7 @@ namespace kempe {
 
 struct MeshSummary {
   std::string source;
+  std::string origin;  ///< what the mesh was first built from, where a .kmesh names it (Mesh::origin)
   int dim = 0, space_dim = 0;
   index_t elements = 0, nodes = 0, faces = 0, interior_faces = 0, boundary_faces = 0;
   std::vector<std::pair<std::string, index_t>> element_types;    ///< name -> count, types present only

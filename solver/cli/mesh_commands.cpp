@@ -39,6 +39,7 @@ std::string grouped(long long n) {
 nlohmann::json summary_json(const MeshSummary& s, double seconds) {
   nlohmann::json j;
   j["mesh"] = s.source;
+  if (!s.origin.empty()) j["origin"] = s.origin;
   j["dim"] = s.dim;
   j["space_dim"] = s.space_dim;
   j["elements"] = s.elements;
@@ -70,7 +71,9 @@ void print_summary(const MeshSummary& s, double seconds, std::ostream& out) {
     out << std::left << key;
     return out;
   };
-  out << "mesh " << escaped(s.source) << "\n";
+  out << "mesh " << escaped(s.source);
+  if (!s.origin.empty()) out << " (origin: " << escaped(s.origin) << ")";
+  out << "\n";
   row("dimension") << s.dim << (s.dim == 2 ? (s.space_dim == 2 ? " (planar)" : " (surface in 3D)") : "") << "\n";
   row("elements") << grouped(s.elements) << " (";
   for (std::size_t i = 0; i < s.element_types.size(); ++i)

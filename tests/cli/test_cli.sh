@@ -66,7 +66,10 @@ done
 "$kempe" mesh convert "$work/r.msh" "$work/r.kmesh" >/dev/null
 check "convert to .kmesh" test -s "$work/r.kmesh"
 json_k=$("$kempe" mesh info "$work/r.kmesh" --json)
-strip() { grep -vE '"(seconds|read_seconds|build_seconds|mesh)"' <<<"$1"; }
+check "a .kmesh names the file it was converted from" contains "$json_k" "\"origin\": \"$work/r.msh\""
+check "info text of a .kmesh names its file and its origin" contains "$("$kempe" mesh info "$work/r.kmesh")" \
+  "mesh $work/r.kmesh (origin: $work/r.msh)"
+strip() { grep -vE '"(seconds|read_seconds|build_seconds|mesh|origin)"' <<<"$1"; }
 check "same summary from .msh and .kmesh" test "$(strip "$json")" == "$(strip "$json_k")"
 "$kempe" mesh convert "$work/r.kmesh" "$work/back.msh" --msh-version 2.2 --binary >/dev/null
 json_b=$("$kempe" mesh info "$work/back.msh" --json)
