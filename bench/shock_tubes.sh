@@ -5,7 +5,7 @@
 # row per case: the L1 density error against the exact solution at the end time (the case's `output.exact`),
 # each configuration's ratio to the vertex limiter's p = 1 and, in square brackets, the largest over- and
 # undershoots of the point values of density, velocity and pressure beyond the exact solution's range, in % of it
-# (scripts/riemann_overshoot.py; python3-vtk9).
+# (scripts/riemann_overshoot.py; the Debian packages python3-vtk9 and python3-numpy).
 # Usage: bench/shock_tubes.sh [SIZE] [OUTDIR]   (defaults 0.01, about 100 elements along the channel, and
 #   /tmp/kempe_shock_tubes; the cases' own size is 0.005). CONFIGS="order:limiter:shock_capturing[:subcell_order[:bounds]] ..."
 #   overrides the columns (subcell_order 1 and solver.subcell_bounds false unless given; bounds `true` or `false`).

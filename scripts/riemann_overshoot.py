@@ -16,8 +16,11 @@ import os
 import sys
 import xml.etree.ElementTree as ET
 
-from vtkmodules.util.numpy_support import vtk_to_numpy
-from vtkmodules.vtkIOXML import vtkXMLUnstructuredGridReader
+try:
+    from vtkmodules.util.numpy_support import vtk_to_numpy
+    from vtkmodules.vtkIOXML import vtkXMLUnstructuredGridReader
+except ImportError as error:  # VTK's Python module, and NumPy, which its numpy_support needs
+    sys.exit(f"scripts/riemann_overshoot.py: needs the Debian packages python3-vtk9 and python3-numpy ({error})")
 
 
 def last_data_set(path):
