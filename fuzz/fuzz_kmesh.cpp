@@ -1,9 +1,9 @@
 // Fuzz target: .kmesh files. The header's size and checksum are set to fit the mutated payload (else almost every
 // input would stop at the checksum), so the content checks are what is exercised: a file that reads must then
 // summarize, color, reorder and write back without a fault. A triangle mesh saved by `kempe adapt --save` (its
-// start mesh with the refinement tree of its leaves) is also rebuilt as `kempe adapt` and `kempe run` rebuild it:
-// the tree is refused by name or gives a mesh that passes the full check, and one cycle of seeded random
-// refinement and coarsening on it passes the full check too.
+// start mesh with the refinement tree of its leaves) is instead rebuilt as `kempe adapt` rebuilds it: the tree is
+// refused by name or gives a mesh that passes the full check, and one cycle of seeded random refinement and
+// coarsening on it passes the full check too.
 #include <algorithm>
 #include <cstring>
 
@@ -41,7 +41,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!kempe::fuzz::accepted(path, [&] {
           kempe::adapt::TriangleForest forest(mesh, kempe::Backend::cpu, max_level);
           forest.refine_to(mesh.leaf_root, mesh.leaf_path, mesh.leaf_level, path);
-          if (!forest.check(kempe::adapt::Check::full).valid()) kempe::fuzz::fail(path + ": a rebuilt adapted mesh fails the full check");
+          if (!forest.check(kempe::adapt::Check::full).valid())
+            kempe::fuzz::fail(path + ": a rebuilt adapted mesh fails the full check");
           forest.flag_random(0.3, 0.3, 1, 0);
           if (!forest.adapt(kempe::adapt::Check::full).valid())
             kempe::fuzz::fail(path + ": an adaptation of a rebuilt mesh fails the full check");

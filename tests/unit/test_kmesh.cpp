@@ -129,7 +129,8 @@ TEST_F(KmeshTest, MessagesNameTheFileReadAndTheFileKeepsItsOrigin) {
   write_kmesh(m, path("named.kmesh"));
   Mesh r = read_kmesh(path("named.kmesh"));
   EXPECT_THAT([&] { make_periodic(r, "no_such_group", "left", {1, 0, 0}); },
-              ::testing::ThrowsMessage<MeshError>(HasSubstr(path("named.kmesh") + ": no boundary group 'no_such_group'")));
+              ::testing::ThrowsMessage<MeshError>(
+                  HasSubstr(path("named.kmesh") + ": no boundary group 'no_such_group'")));
   // Saved again elsewhere and read back: still the name it was first built from.
   write_kmesh(r, path("copy.kmesh"));
   const Mesh c = read_kmesh(path("copy.kmesh"));
