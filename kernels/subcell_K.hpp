@@ -594,8 +594,10 @@ KEMPE_HD Real bounded_cell_share(const Real* x, Real scale, Real start, Real up,
 /// keeps the blend's flux, so both elements see one flux. Two passes: the first writes each edge piece's shares
 /// on both sides to `factor`, and the net outflows of each cell's dual faces, whose shares depend on the element
 /// alone, to the element's own rows of `rhs` (as many as its cells); the second adds the edge pieces' fluxes at
-/// the smaller of their two sides' shares and forms the rates, without forming the bounds again.
-template <int P, class Real, euler::Flux F>
+/// the smaller of their two sides' shares and forms the rates, without forming the bounds again. It reads the DG
+/// fluxes SubcellFaceFluxes stored and forms its own with bounded_low_flux, so it does not depend on the DG flux:
+/// one type per order and precision serves all four (a quarter of the instantiations to compile).
+template <int P, class Real>
 struct SubcellBoundedBlend {
   index_t num_elements, num_faces;
   Real gamma;

@@ -493,9 +493,9 @@ class EulerDG {
     if (!subcell_bounds_) return;
     for (const bool rates : {false, true})
       launch_listed(bounded_element_list, k_,
-                    SubcellBoundedBlend<P, Real, F>{k_, nf, gamma_, c, out, element_faces, blend_beta_.data(), bounded, d_.tables,
-                                                    d_.subcells, mesh_.view().geometry, fc, blend_high_.data(), blend_low_.data(),
-                                                    blend_side_.data(), blend_factor_.data(), clock + clock_step, rates});
+                    SubcellBoundedBlend<P, Real>{k_, nf, gamma_, c, out, element_faces, blend_beta_.data(), bounded, d_.tables,
+                                                 d_.subcells, mesh_.view().geometry, fc, blend_high_.data(), blend_low_.data(),
+                                                 blend_side_.data(), blend_factor_.data(), clock + clock_step, rates});
   }
   /// The blend's work lists (select_work): the faces SubcellFaceFluxes computes, the elements SubcellBlend does
   /// and the bounded ones, each in blend_lists_ at list * (elements + faces) with its count in blend_counts_.

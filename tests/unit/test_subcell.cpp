@@ -353,7 +353,7 @@ void expect_bounded_blend_lanes_as_single_elements() {
     if (bounded[e] != 0) list.push_back(e);
   }
   const index_t count = index_t(list.size());
-  using Blend = dg::SubcellBoundedBlend<P, double, euler::Flux::hll>;
+  using Blend = dg::SubcellBoundedBlend<P, double>;
   ASSERT_NE(count % Blend::cpu_list_lanes, 0) << "a short last block";
   std::vector<double> high(std::size_t(nv) * nq * nf), low(high.size()), side(2 * std::size_t(nq) * nf);
   for (double& h : high) h = 10 * unit(rng);
