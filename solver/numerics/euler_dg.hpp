@@ -332,6 +332,14 @@ class EulerDG {
     if (blending_on()) size_blending();
   }
   bool subcell_bounds() const { return subcell_bounds_; }
+  /// Under those bounds, the repair of each stage's update where the low-order update itself leaves a subcell's
+  /// density above its bound (SubcellBoundedBlend::repair): the excess moves within the element. Off by default:
+  /// it costs the contacts beside strong shocks accuracy (docs/theory.md).
+  void set_subcell_repair(bool on) {
+    subcell_repair_ = on;
+    step_graph_.clear();
+  }
+  bool subcell_repair() const { return subcell_repair_; }
   /// The subcell finite volumes' order, 1 or 2 (std::invalid_argument otherwise, and for 2 under bounds).
   void set_subcell_order(int order) {
     if (order < 1 || order > 2)
@@ -495,7 +503,8 @@ class EulerDG {
       launch_listed(bounded_element_list, k_,
                     SubcellBoundedBlend<P, Real>{k_, nf, gamma_, c, out, element_faces, blend_beta_.data(), bounded, d_.tables,
                                                  d_.subcells, mesh_.view().geometry, fc, blend_high_.data(), blend_low_.data(),
-                                                 blend_side_.data(), blend_factor_.data(), clock + clock_step, rates});
+                                                 blend_side_.data(), blend_factor_.data(), clock + clock_step, rates,
+                                                 subcell_repair_});
   }
   /// The blend's work lists (select_work): the faces SubcellFaceFluxes computes, the elements SubcellBlend does
   /// and the bounded ones, each in blend_lists_ at list * (elements + faces) with its count in blend_counts_.
@@ -1226,6 +1235,7 @@ class EulerDG {
   Buffer<std::uint8_t> blend_touching_;    // [elements] beside a hanging face
   Buffer<Real> blend_high_, blend_low_;    // [vars][face points][faces] SubcellFaceFluxes' fluxes
   bool subcell_bounds_ = false;            // set_subcell_bounds
+  bool subcell_repair_ = false;            // set_subcell_repair
   Buffer<std::uint8_t> blend_bounded_;     // [elements] BoundedElements
   Buffer<Real> blend_side_, blend_factor_;  // SubcellFaceFluxes' cell states and SubcellBoundedBlend's shares per edge piece
   Buffer<index_t> blend_lists_, blend_counts_;  // the blend's work lists and their counts (work_list)
