@@ -322,6 +322,17 @@ TEST(SubcellBoundedBlend, ThePositivityLimiterKeepsTheSubcellAveragesAdmissible)
   EXPECT_GT(lowest_pressure, 0.0);
 }
 
+/// The kernels' views of the subcell operators (first-order finite volumes) and of the reference element's tables.
+dg::SubcellTables<double> first_order_tables(const dg::SubcellOperators& ops) {
+  return {ops.average.data(),          ops.modes_from_averages.data(), ops.cell_area.data(),
+          ops.dual_face_normal.data(), ops.dual_face_cells.data(),     ops.face_point_cell.data(),
+          ops.dual_face_basis.data(),  ops.dual_flux_from_outflow.data(), 1};
+}
+dg::Tables<double> reference_tables(const dg::TriangleOperators& op) {
+  return {op.volume_weight.data(), op.volume_basis.data(), op.volume_grad_r.data(), op.volume_grad_s.data(),
+          op.face_weight.data(),   op.face_abscissa.data(), op.face_basis.data(),    op.face_half_basis.data()};
+}
+
 /// SubcellBoundedBlend's two passes through forall over a work list (on the CPU in lanes of elements,
 /// SubcellBoundedBlend::lanes_of) against operator() one element at a time: bit for bit, on the jittered
 /// square's elements with a state that jumps from element to element, random shares (some 1), a random subset
@@ -362,13 +373,9 @@ void expect_bounded_blend_lanes_as_single_elements(bool repair) {
   for (double& l : low) l = 10 * unit(rng);
   for (double& s : side) s = 3 + 2 * unit(rng);
   const dg::SubcellOperators ops = dg::subcell_operators(P);
-  const dg::SubcellTables<double> s{ops.average.data(),          ops.modes_from_averages.data(), ops.cell_area.data(),
-                                    ops.dual_face_normal.data(), ops.dual_face_cells.data(),     ops.face_point_cell.data(),
-                                    ops.dual_face_basis.data(),  ops.dual_flux_from_outflow.data(), 1};
+  const dg::SubcellTables<double> s = first_order_tables(ops);
   const dg::TriangleOperators op = dg::triangle_operators(P);
-  const dg::Tables<double> t{op.volume_weight.data(), op.volume_basis.data(), op.volume_grad_r.data(), op.volume_grad_s.data(),
-                             op.face_weight.data(),   op.face_abscissa.data(), op.face_basis.data(),
-                             op.face_half_basis.data()};
+  const dg::Tables<double> t = reference_tables(op);
   const double step = 2e-3;
   std::vector<double> rhs_lanes = rate, rhs_single = rate, factor_lanes(2 * std::size_t(nq) * nf, -1.0),
                       factor_single = factor_lanes;
@@ -433,13 +440,9 @@ void expect_repair_within_bounds() {
   std::vector<std::uint8_t> bounded(k, 1);
   for (double& x : side) x = 3 + 2 * unit(rng);
   const dg::SubcellOperators ops = dg::subcell_operators(P);
-  const dg::SubcellTables<double> s{ops.average.data(),          ops.modes_from_averages.data(), ops.cell_area.data(),
-                                    ops.dual_face_normal.data(), ops.dual_face_cells.data(),     ops.face_point_cell.data(),
-                                    ops.dual_face_basis.data(),  ops.dual_flux_from_outflow.data(), 1};
+  const dg::SubcellTables<double> s = first_order_tables(ops);
   const dg::TriangleOperators op = dg::triangle_operators(P);
-  const dg::Tables<double> t{op.volume_weight.data(), op.volume_basis.data(), op.volume_grad_r.data(), op.volume_grad_s.data(),
-                             op.face_weight.data(),   op.face_abscissa.data(), op.face_basis.data(),
-                             op.face_half_basis.data()};
+  const dg::Tables<double> t = reference_tables(op);
   const double dt = 1e-3;
   const dg::SubcellBoundedBlend<P, double> blend{k, nf, gamma_air, c.data(), rhs.data(), view.element_faces, beta.data(),
                                                  bounded.data(), t, s, view.geometry, view.faces, high.data(), low.data(),
