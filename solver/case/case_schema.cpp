@@ -135,11 +135,11 @@ const std::vector<Setting> table = {
      "output shows the polynomial, pulled at each node towards its subcell's average just as far as its density and "
      "pressure need to stay within the range of the subcell averages of the element and its neighbours"},
     {"solver.subcell_repair", T::boolean, "false",
-     "under `subcell_bounds: true`: where a stage's low-order update itself leaves a subcell's density above its "
+     "under `subcell_bounds: true` (no effect without): where a stage's low-order update itself leaves a subcell's density above its "
      "bound (behind strong shocks, such as Toro's test 5), move the excess to the element's other subcells, as "
      "far as their bounds leave room: conservative, every state admissible. Takes test 5's density overshoot on "
      "the cases' channel from 4.1 % to 1.3 % of the jump for 6 % more L1 error; costs the contacts next to the "
-     "strong shocks of Toro's tests 3 and 4 10-20 % of L1, so it is off by default (docs/theory.md)"},
+     "strong shocks of Toro's tests 3 and 4 8-19 % of L1, so it is off by default (docs/theory.md)"},
     {"solver.troubled_cells_only", T::boolean, "true", "limit (and under `shock_capturing: subcell`, blend) only the cells the KXRCF indicator flags"},
     {"solver.curved_boundaries", T::boolean, "true",
      "boundary conditions with the normal of the curve through the boundary vertices (cubic, not across corners "

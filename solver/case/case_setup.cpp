@@ -57,11 +57,6 @@ void check_solver_keys(const CaseFile& c) {
     throw std::invalid_argument(place(c, "solver.subcell_bounds", "solver.subcell_bounds") +
                                 "bounds on the subcell averages need solver.subcell_order 1 (second-order subcell finite "
                                 "volumes do not keep them), not " + std::to_string(order));
-  if (c.boolean("solver.subcell_repair") &&
-      (!c.boolean("solver.subcell_bounds") || c.text("solver.shock_capturing") != "subcell"))
-    throw std::invalid_argument(place(c, "solver.subcell_repair", "solver.subcell_repair") +
-                                "repairs the updates that bounds on the subcell averages leave: it needs "
-                                "solver.shock_capturing subcell and solver.subcell_bounds true");
 }
 
 std::optional<AdaptSettings> adapt_settings(const CaseFile& c) {

@@ -50,8 +50,7 @@ std::function<void(double, double, double*)> initial_state(const CaseFile& c);
 std::string key_location(const CaseFile& c, const std::string& key);
 
 /// The solver: section's keys together: std::invalid_argument naming the key (file and line) for
-/// solver.subcell_bounds with solver.subcell_order 2 (second-order subcell finite volumes do not keep the bounds),
-/// and solver.subcell_repair without those bounds.
+/// solver.subcell_bounds with solver.subcell_order 2 (second-order subcell finite volumes do not keep the bounds).
 void check_solver_keys(const CaseFile& c);
 
 /// A case's adaptive refinement (its adapt: section).

@@ -752,9 +752,9 @@ TEST(ShockTube, SubcellBoundsKeepTheSubcellAveragesInRange) {
   // (SubcellBoundedBlend) at the orders' default largest shares. The table it prints is in docs/theory.md.
   // Checked: the subcell averages' density stays within 1 % of the exact range on Sod and Toro's tests 2-4 at
   // p = 1..3, and so does the density the output shows at p = 2 and 3; p = 2 beats p = 1 and p = 3 beats p = 2
-  // on every test, and p = 2's error is at most 0.8 times the vertex limiter's at p = 1. Not yet: test 5
-  // (1.6-4.1 %), where even the low-order update of a stage leaves the range of the cells' means by 5-7 % of
-  // density.
+  // on every test, and p = 2's error is at most 0.8 times the vertex limiter's at p = 1. Test 5 (1.7-4.1 %) is
+  // left out of the range check: there even the low-order update of a stage leaves the range of the cells' means
+  // by 5-7 % of density, which the bounds keep and the repair of SubcellRepairKeepsTestFiveInRange removes.
   const Mesh mesh = test::strip(32);
   auto cell = [](const test::TubeResult& r) {
     char c[200];
