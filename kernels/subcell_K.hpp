@@ -619,7 +619,6 @@ struct SubcellBoundedBlend {
   Real* factor;                   ///< [2 sides][face points][faces] each edge piece's share on each side
   const Real* step;               ///< the stage's forward-Euler step dt (the clock's)
   bool rates;                     ///< false: the first pass, true: the second
-  bool repair_overshoots = false;  ///< the second pass repairs the update's overshoots (repair)
 
   static constexpr int nm = basis::num_modes(P), nq = face_points(P), nv = euler::num_vars;
   static constexpr int num_dual_faces = 3 * P * (P + 1) / 2;
@@ -1093,14 +1092,6 @@ struct SubcellBoundedBlend {
         }
       }
     }
-    bool repaired[W];
-    Real repaired_rates[W][nv][nm];
-    for (int l = 0; l < count; ++l) {
-      Real of[nv][nm];
-      for (int v = 0; v < nv; ++v)
-        for (int cell = 0; cell < nm; ++cell) of[v][cell] = outflow[v][cell][l];
-      repaired[l] = repair(e[l], of, repaired_rates[l]);
-    }
     for (int v = 0; v < nv; ++v)
       for (int m = 0; m < nm; ++m) {
         alignas(64) Real sum[W];
@@ -1110,11 +1101,8 @@ struct SubcellBoundedBlend {
           KEMPE_OMP_SIMD
           for (int l = 0; l < W; ++l) sum[l] -= w * outflow[v][cell][l] / (area * jac[l]);
         }
-        for (int l = 0; l < count; ++l)
-          if (!repaired[l]) rhs[(v * nm + m) * n + e[l]] = sum[l];
+        for (int l = 0; l < count; ++l) rhs[(v * nm + m) * n + e[l]] = sum[l];
       }
-    for (int l = 0; l < count; ++l)
-      if (repaired[l]) write_rates(e[l], repaired_rates[l]);
   }
 
   /// The second pass: the first's dual-face outflows plus the edge pieces' fluxes, each piece at the smaller of
@@ -1142,17 +1130,25 @@ struct SubcellBoundedBlend {
         outflow[v][cell] += sign * piece * (shared || beta_f < Real(1) ? lo + a * (hi - lo) : hi);
       }
     });
-    Real rate[nv][nm];
-    if (repair(e, outflow, rate)) {
-      write_rates(e, rate);
-      return;
-    }
     for (int v = 0; v < nv; ++v)
       for (int m = 0; m < nm; ++m) {
         Real sum = Real(0);
         for (int cell = 0; cell < nm; ++cell) sum -= s.modes_from_averages[m * nm + cell] * outflow[v][cell] / (s.cell_area[cell] * jac);
         rhs[(v * nm + m) * n + e] = sum;
       }
+  }
+
+  /// The third pass, where the case asks for it (SubcellRepair): element e's rates, the second pass's, repaired.
+  KEMPE_HD void repair_rates(index_t e) const {
+    const index_t n = num_elements;
+    Real rate[nv][nm], repaired[nv][nm];
+    for (int v = 0; v < nv; ++v)
+      for (int cell = 0; cell < nm; ++cell) {
+        Real sum = Real(0);
+        for (int m = 0; m < nm; ++m) sum += s.average[cell * nm + m] * rhs[(v * nm + m) * n + e];
+        rate[v][cell] = sum;
+      }
+    if (repair(e, rate, repaired)) write_rates(e, repaired);
   }
 
   /// rhs of element e = the modes of the subcell rates `rate`.
@@ -1177,12 +1173,12 @@ struct SubcellBoundedBlend {
   /// energy, and the taking ones add an admissible state to theirs, whose pressure (concave and of degree one)
   /// does not fall. Only overshoots are repaired: a low-order update below the neighbourhood's least density is
   /// an expansion (Toro's test 2), which the bounds of the neighbours' means do not describe. Returns whether
-  /// anything moved; then `rate` holds the subcell rates of the repaired update.
-  KEMPE_HD bool repair(index_t e, const Real (&outflow)[nv][nm], Real (&rate)[nv][nm]) const {
+  /// anything moved; then `repaired` holds the subcell rates of the repaired update. `rate`: the subcell rates
+  /// ([vars][cells]) the two passes formed.
+  KEMPE_HD bool repair(index_t e, const Real (&rate)[nv][nm], Real (&repaired)[nv][nm]) const {
     const Real dt = *step;
-    if (!repair_overshoots || !(dt > Real(0))) return false;  // off, or outside a step: no update to repair
+    if (!(dt > Real(0))) return false;  // outside a step: no update to repair
     const index_t n = num_elements;
-    const Real jac = g.jacobian[e];
     Real mean[nv][nm], u[nv][nm], hi[nm];
     for (int v = 0; v < nv; ++v)
       for (int cell = 0; cell < nm; ++cell) {
@@ -1203,7 +1199,7 @@ struct SubcellBoundedBlend {
       hi[cell] = rho > hi[cell] ? rho : hi[cell];
     });
     for (int v = 0; v < nv; ++v)
-      for (int cell = 0; cell < nm; ++cell) u[v][cell] = mean[v][cell] - dt * outflow[v][cell] / (s.cell_area[cell] * jac);
+      for (int cell = 0; cell < nm; ++cell) u[v][cell] = mean[v][cell] + dt * rate[v][cell];
     // mass (per unit of the element's Jacobian) above the upper bounds, and room below them
     Real excess[nm], room[nm], total_excess = Real(0), total_room = Real(0);
     for (int cell = 0; cell < nm; ++cell) {
@@ -1230,9 +1226,18 @@ struct SubcellBoundedBlend {
       for (int v = 0; v < nv; ++v) u[v][cell] += part * pool[v];
     }
     for (int v = 0; v < nv; ++v)
-      for (int cell = 0; cell < nm; ++cell) rate[v][cell] = (u[v][cell] - mean[v][cell]) / dt;
+      for (int cell = 0; cell < nm; ++cell) repaired[v][cell] = (u[v][cell] - mean[v][cell]) / dt;
     return true;
   }
+};
+
+/// The repair of the bounded blend's overshoots (SubcellBoundedBlend::repair_rates), a pass of its own over the
+/// bounded elements after the blend's two, launched only where the case asks for it (solver.subcell_repair), so
+/// that the blend's passes stay as they are without it.
+template <int P, class Real>
+struct SubcellRepair {
+  SubcellBoundedBlend<P, Real> blend;
+  KEMPE_HD void operator()(index_t e) const { blend.repair_rates(e); }
 };
 
 }  // namespace kempe::dg

@@ -499,12 +499,13 @@ class EulerDG {
                   SubcellBlend<P, Real, F>{k_, nf, gamma_, c, out, d_.tables, d_.subcells, mesh_.view().geometry, fc, element_faces,
                                            blend_beta_.data(), blend_high_.data(), blend_low_.data(), bounded});
     if (!subcell_bounds_) return;
-    for (const bool rates : {false, true})
-      launch_listed(bounded_element_list, k_,
-                    SubcellBoundedBlend<P, Real>{k_, nf, gamma_, c, out, element_faces, blend_beta_.data(), bounded, d_.tables,
-                                                 d_.subcells, mesh_.view().geometry, fc, blend_high_.data(), blend_low_.data(),
-                                                 blend_side_.data(), blend_factor_.data(), clock + clock_step, rates,
-                                                 subcell_repair_});
+    auto bounded_blend = [&](bool rates) {
+      return SubcellBoundedBlend<P, Real>{k_, nf, gamma_, c, out, element_faces, blend_beta_.data(), bounded, d_.tables,
+                                          d_.subcells, mesh_.view().geometry, fc, blend_high_.data(), blend_low_.data(),
+                                          blend_side_.data(), blend_factor_.data(), clock + clock_step, rates};
+    };
+    for (const bool rates : {false, true}) launch_listed(bounded_element_list, k_, bounded_blend(rates));
+    if (subcell_repair_) launch_listed(bounded_element_list, k_, SubcellRepair<P, Real>{bounded_blend(true)});
   }
   /// The blend's work lists (select_work): the faces SubcellFaceFluxes computes, the elements SubcellBlend does
   /// and the bounded ones, each in blend_lists_ at list * (elements + faces) with its count in blend_counts_.
