@@ -211,6 +211,13 @@ TEST(GpuSolver, BoundedSubcellBlendingMatchesCpu) {
     expect_gpu_matches_cpu<2, double>(mesh, boundary, strategy, setup, sod_state, 0.05, 1e-12, "Sod p = 2 bounded subcells " + name, 4);
     expect_gpu_matches_cpu<3, double>(mesh, boundary, strategy, setup, sod_state, 0.05, 1e-12, "Sod p = 3 bounded subcells " + name, 4);
   }
+  // With the repair of the stages' overshoots (SubcellRepair, a pass of its own after the blend's two).
+  auto setup_repair = [&setup](auto& solver) {
+    setup(solver);
+    solver.set_subcell_repair(true);
+  };
+  expect_gpu_matches_cpu<2, double>(mesh, boundary, dg::Strategy::colored, setup_repair, sod_state, 0.05, 1e-12,
+                                    "Sod p = 2 bounded subcells with the repair", 4);
 }
 
 TEST(GpuSolver, DoubleMachReflectionMatchesCpu) {
