@@ -333,28 +333,44 @@ dg::Tables<double> reference_tables(const dg::TriangleOperators& op) {
           op.face_weight.data(),   op.face_abscissa.data(), op.face_basis.data(),    op.face_half_basis.data()};
 }
 
+/// The jittered square with its DG tables on the CPU, for the tests that call the bounded blend's passes directly.
+struct JitteredSquareTables {
+  Mesh mesh = jittered_square();
+  dg::DGMesh<double> tables{Backend::cpu};
+  JitteredSquareTables() { tables.rebuild(mesh); }
+};
+
+/// Coefficients [vars][modes][elements] of a state that jumps from element to element: per element a random mean
+/// (density 1 to 5, velocities within 1, pressure 1 to 9) and higher modes of up to `spread` times each mean.
+template <int P>
+std::vector<double> jumping_state(index_t k, std::mt19937& rng, double spread) {
+  constexpr int nm = basis::num_modes(P), nv = euler::num_vars;
+  std::uniform_real_distribution<double> unit(-1, 1);
+  std::vector<double> c(std::size_t(nv) * nm * k);
+  for (index_t e = 0; e < k; ++e) {
+    double mean[nv];
+    euler::conserved(3 + 2 * unit(rng), unit(rng), unit(rng), 5 + 4 * unit(rng), gamma_air, mean);
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nm; ++m)
+        c[std::size_t(v * nm + m) * k + e] = m == 0 ? mean[v] / dg::mode0_value : spread * std::abs(mean[v]) * unit(rng);
+  }
+  return c;
+}
+
 /// SubcellBoundedBlend's two passes through forall over a work list (on the CPU in lanes of elements,
 /// SubcellBoundedBlend::lanes_of) against operator() one element at a time: bit for bit, on the jittered
 /// square's elements with a state that jumps from element to element, random shares (some 1), a random subset
 /// bounded (a count that leaves a short last block), random face fluxes and a step that cuts shares.
 template <int P>
 void expect_bounded_blend_lanes_as_single_elements() {
-  constexpr int nm = basis::num_modes(P), nq = P + 1, nv = euler::num_vars;
-  const Mesh mesh = jittered_square();
-  dg::DGMesh<double> tables(Backend::cpu);
-  tables.rebuild(mesh);
-  const auto& view = tables.view();
-  const index_t k = mesh.num_elements(), nf = mesh.num_faces();
+  constexpr int nq = P + 1, nv = euler::num_vars;
+  const JitteredSquareTables square;
+  const auto& view = square.tables.view();
+  const index_t k = square.mesh.num_elements(), nf = square.mesh.num_faces();
   std::mt19937 rng(40 + P);
   std::uniform_real_distribution<double> unit(-1, 1), share(0.5, 1);
-  std::vector<double> c(std::size_t(nv) * nm * k), rate(c.size());
-  for (index_t e = 0; e < k; ++e) {
-    double mean[nv];
-    euler::conserved(3 + 2 * unit(rng), unit(rng), unit(rng), 5 + 4 * unit(rng), gamma_air, mean);
-    for (int v = 0; v < nv; ++v)
-      for (int m = 0; m < nm; ++m)
-        c[std::size_t(v * nm + m) * k + e] = m == 0 ? mean[v] / dg::mode0_value : 0.1 * std::abs(mean[v]) * unit(rng);
-  }
+  const std::vector<double> c = jumping_state<P>(k, rng, 0.1);
+  std::vector<double> rate(c.size());
   for (double& r : rate) r = 20 * unit(rng);
   std::vector<double> beta(k);
   std::vector<std::uint8_t> bounded(k);
@@ -417,21 +433,13 @@ TEST(SubcellBoundedBlend, LanesOfElementsAreTheSingleElementsBitForBit) {
 template <int P>
 void expect_repair_within_bounds() {
   constexpr int nm = basis::num_modes(P), nq = P + 1, nv = euler::num_vars;
-  const Mesh mesh = jittered_square();
-  dg::DGMesh<double> tables(Backend::cpu);
-  tables.rebuild(mesh);
-  const auto& view = tables.view();
-  const index_t k = mesh.num_elements(), nf = mesh.num_faces();
+  const JitteredSquareTables square;
+  const auto& view = square.tables.view();
+  const index_t k = square.mesh.num_elements(), nf = square.mesh.num_faces();
   std::mt19937 rng(70 + P);
   std::uniform_real_distribution<double> unit(-1, 1);
-  std::vector<double> c(std::size_t(nv) * nm * k), rhs(c.size());
-  for (index_t e = 0; e < k; ++e) {
-    double mean[nv];
-    euler::conserved(3 + 2 * unit(rng), unit(rng), unit(rng), 5 + 4 * unit(rng), gamma_air, mean);
-    for (int v = 0; v < nv; ++v)
-      for (int m = 0; m < nm; ++m)
-        c[std::size_t(v * nm + m) * k + e] = m == 0 ? mean[v] / dg::mode0_value : 0.05 * std::abs(mean[v]) * unit(rng);
-  }
+  const std::vector<double> c = jumping_state<P>(k, rng, 0.05);
+  std::vector<double> rhs(c.size());
   std::vector<double> beta(k, 0.5), high(std::size_t(nv) * nq * nf), low(high.size()), side(2 * std::size_t(nq) * nf),
       factor(side.size());
   std::vector<std::uint8_t> bounded(k, 1);
