@@ -81,11 +81,14 @@ void store_state(const double* u, double gamma, double& density, double& pressur
   velocity[1] = u[euler::momentum_y] / u[euler::density];
   velocity[2] = 0;
 }
-/// u becomes mean + t (u - mean) for the largest t in [0, 1] found for which its density and pressure lie in
-/// range = {least density, largest density, least pressure, largest pressure}, in which mean lies. Density is
-/// linear in t; pressure is concave along the segment, so the t where it leaves its range are found by
-/// bisection (to 2^-40 of the segment).
-void pull_into_range(const double* mean, const std::array<double, 4>& range, double gamma, double* u) {
+/// The bounds of pull_into_range: least and largest density, pressure, x- and y-velocity.
+using ShownRange = std::array<double, 8>;
+
+/// u becomes mean + t (u - mean) for the largest t in [0, 1] found for which its density, pressure and velocity
+/// lie in `range` (ShownRange), in which mean lies. Density is linear in t, each velocity component monotone (a
+/// ratio of two linear functions of t), pressure concave along the segment, so the t where they leave their
+/// ranges are found by bisection (to 2^-40 of the segment).
+void pull_into_range(const double* mean, const ShownRange& range, double gamma, double* u) {
   const double rho = u[euler::density], rho_mean = mean[euler::density];
   double t = 1;
   if (rho > range[1]) t = (range[1] - rho_mean) / (rho - rho_mean);
@@ -97,8 +100,10 @@ void pull_into_range(const double* mean, const std::array<double, 4>& range, dou
   auto holds = [&](double s) {
     double w[euler::num_vars];
     state(s, w);
-    const double p = euler::pressure(w, gamma);
-    return w[euler::density] >= range[0] && w[euler::density] <= range[1] && p >= range[2] && p <= range[3];
+    const double p = euler::pressure(w, gamma), vx = w[euler::momentum_x] / w[euler::density],
+                 vy = w[euler::momentum_y] / w[euler::density];
+    return w[euler::density] >= range[0] && w[euler::density] <= range[1] && p >= range[2] && p <= range[3] && vx >= range[4] &&
+           vx <= range[5] && vy >= range[6] && vy <= range[7];
   };
   if (!holds(t)) {
     double ok = 0, bad = t;
@@ -143,27 +148,30 @@ SampledSolution sample_solution(const Mesh& mesh, int order, double gamma, const
       std::copy_n(&ops.average[std::size_t(cell) * nm], nm, &averages[q * nm]);
     }
   }
-  // The range of density and pressure over the subcell averages of each element and its face neighbours: the
-  // bounds the shown states of an element the bounds watch keep (below).
-  std::vector<std::array<double, 4>> range;  // [elements] least and largest density, least and largest pressure
+  // The range of density, pressure and velocity over the subcell averages of each element and its face
+  // neighbours: the bounds the shown states of an element the bounds watch keep (below).
+  std::vector<ShownRange> range;  // [elements]
   if (!averages.empty()) {
-    std::vector<std::array<double, 4>> own(k);
+    auto widen = [](ShownRange& r, const ShownRange& by) {
+      for (int i = 0; i < 8; i += 2) r[i] = std::min(r[i], by[i]), r[i + 1] = std::max(r[i + 1], by[i + 1]);
+    };
+    std::vector<ShownRange> own(k);
     for (index_t e = 0; e < k; ++e) {
-      own[e] = {1e300, -1e300, 1e300, -1e300};
+      own[e] = {1e300, -1e300, 1e300, -1e300, 1e300, -1e300, 1e300, -1e300};
       for (std::size_t q = 0; q < lattice.size(); ++q) {
         double u[euler::num_vars];
         solution.state(e, &averages[q * solution.modes()], u);
         const double rho = u[euler::density], p = euler::pressure(u, gamma);
-        own[e] = {std::min(own[e][0], rho), std::max(own[e][1], rho), std::min(own[e][2], p), std::max(own[e][3], p)};
+        const double vx = u[euler::momentum_x] / rho, vy = u[euler::momentum_y] / rho;
+        widen(own[e], {rho, rho, p, p, vx, vx, vy, vy});
       }
     }
     range = own;
     for (index_t f = 0; f < mesh.num_faces(); ++f) {
       const index_t left = mesh.face_left[f], right = mesh.face_right[f];
       if (right == no_element) continue;
-      for (const auto& [to, from] : {std::pair{left, right}, std::pair{right, left}})
-        range[to] = {std::min(range[to][0], own[from][0]), std::max(range[to][1], own[from][1]), std::min(range[to][2], own[from][2]),
-                     std::max(range[to][3], own[from][3])};
+      widen(range[left], own[right]);
+      widen(range[right], own[left]);
     }
   }
   const std::size_t points = std::size_t(k) * lattice.size();

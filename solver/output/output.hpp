@@ -46,8 +46,8 @@ struct SampledSolution {
 /// field `level` is the mesh's leaf_level where it has one (an adapted mesh: adapt::leaf_elements_mesh).
 /// Elements e with subcells[e] != 0 (p >= 1; empty: none), those that bounds on the subcell averages watch, show
 /// at each node the polynomial pulled towards the average of the node's subcell (kernels/subcell.hpp: the nodes
-/// are the lattice of order p whose median-dual cells the subcells are) just as far as its density and pressure
-/// need to lie within the range of the subcell averages of e and its face neighbours: the bounds hold the
+/// are the lattice of order p whose median-dual cells the subcells are) just as far as its density, pressure and
+/// velocity need to lie within the range of the subcell averages of e and its face neighbours: the bounds hold the
 /// averages, while the polynomial they determine may swing beyond them next to a shock. Where it stays in range
 /// the polynomial is shown, so a front or a vortex is drawn as the scheme resolves it, not cell by cell.
 SampledSolution sample_solution(const Mesh& mesh, int order, double gamma, const std::vector<double>& c,

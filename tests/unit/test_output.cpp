@@ -216,8 +216,8 @@ TEST(Output, SampleRejectsTheWrongNumberOfCoefficients) {
 TEST(Output, ElementsUnderSubcellBoundsShowThePolynomialWithinTheirNeighbourhoodsRange) {
   // Flagged elements show at each node the polynomial's state u pulled towards the average `a` of the subcell
   // centred there (found here by its centre, not by the lattice numbering the sampler uses): a + t (u - a), t in
-  // [0, 1], with density and pressure within the range of the subcell averages of the element and its face
-  // neighbours, t = 1 where u lies in that range and a bound reached where it does not. The others show u.
+  // [0, 1], with density, pressure and velocity within the range of the subcell averages of the element and its
+  // face neighbours, t = 1 where u lies in that range and a bound reached where it does not. The others show u.
   const Mesh mesh = test::solver_mesh(3, 1.0, 0.2);
   const index_t k = mesh.num_elements();
   for (const int order : {1, 2, 3}) {
@@ -241,9 +241,9 @@ TEST(Output, ElementsUnderSubcellBoundsShowThePolynomialWithinTheirNeighbourhood
       }
     };
     auto average = [&](index_t e, int cell, double* u) { state(e, &ops.average[std::size_t(cell) * nm], u); };
-    // The range of density and pressure of the subcell averages of e and its face neighbours.
+    // The range of density, pressure, x- and y-velocity of the subcell averages of e and its face neighbours.
     auto neighbourhood = [&](index_t e) {
-      std::array<double, 4> range{1e300, -1e300, 1e300, -1e300};
+      std::array<double, 8> range{1e300, -1e300, 1e300, -1e300, 1e300, -1e300, 1e300, -1e300};
       std::vector<index_t> around{e};
       for (index_t f = 0; f < mesh.num_faces(); ++f)
         if (mesh.face_right[f] != no_element && (mesh.face_left[f] == e || mesh.face_right[f] == e))
@@ -252,19 +252,27 @@ TEST(Output, ElementsUnderSubcellBoundsShowThePolynomialWithinTheirNeighbourhood
         for (int cell = 0; cell < nm; ++cell) {
           double u[euler::num_vars];
           average(n, cell, u);
-          const double p = euler::pressure(u, gamma_air);
-          range = {std::min(range[0], u[euler::density]), std::max(range[1], u[euler::density]), std::min(range[2], p), std::max(range[3], p)};
+          const double p = euler::pressure(u, gamma_air), vx = u[euler::momentum_x] / u[euler::density],
+                       vy = u[euler::momentum_y] / u[euler::density];
+          range = {std::min(range[0], u[euler::density]), std::max(range[1], u[euler::density]), std::min(range[2], p), std::max(range[3], p),
+                   std::min(range[4], vx),                std::max(range[5], vx),                std::min(range[6], vy), std::max(range[7], vy)};
         }
       return range;
     };
-    int pulled = 0, kept = 0;
+    // Each shown quantity of u's (density, pressure, x- and y-velocity) in the order of the range's pairs.
+    auto quantities = [](const double* u) {
+      const double rho = u[euler::density];
+      return std::array<double, 4>{rho, euler::pressure(u, gamma_air), u[euler::momentum_x] / rho, u[euler::momentum_y] / rho};
+    };
+    int pulled = 0, kept = 0, by_velocity = 0;
     for (index_t e = 0; e < k; ++e) {
-      const std::array<double, 4> range = neighbourhood(e);
+      const std::array<double, 8> range = neighbourhood(e);
       for (std::size_t q = 0; q < lattice.size(); ++q) {
         const std::size_t i = std::size_t(e) * lattice.size() + q;
         if (flags[e] == 0) {
           EXPECT_EQ(shown.density[i], plain.density[i]) << "p = " << order << ", element " << e;
           EXPECT_EQ(shown.pressure[i], plain.pressure[i]) << "p = " << order << ", element " << e;
+          EXPECT_EQ(shown.velocity[3 * i], plain.velocity[3 * i]) << "p = " << order << ", element " << e;
           continue;
         }
         const double r = -1 + 2.0 * lattice[q][0] / order, s = -1 + 2.0 * lattice[q][1] / order;
@@ -292,26 +300,30 @@ TEST(Output, ElementsUnderSubcellBoundsShowThePolynomialWithinTheirNeighbourhood
         for (int v = 0; v < euler::num_vars; ++v)
           EXPECT_NEAR(w[v], a[v] + t * (u[v] - a[v]), 1e-10) << "p = " << order << ", element " << e << ", node " << q << ", variable " << v;
         const double tol = 1e-12;
-        EXPECT_GE(shown.density[i], range[0] - tol);
-        EXPECT_LE(shown.density[i], range[1] + tol);
-        EXPECT_GE(shown.pressure[i], range[2] - tol);
-        EXPECT_LE(shown.pressure[i], range[3] + tol);
-        const double p = euler::pressure(u, gamma_air);
-        const bool inside = u[euler::density] >= range[0] && u[euler::density] <= range[1] && p >= range[2] && p <= range[3];
+        const std::array<double, 4> seen = quantities(w), polynomial = quantities(u);
+        bool inside = true;
+        double gap = 1e300;
+        for (int j = 0; j < 4; ++j) {
+          EXPECT_GE(seen[j], range[2 * j] - tol) << "p = " << order << ", element " << e << ", node " << q << ", quantity " << j;
+          EXPECT_LE(seen[j], range[2 * j + 1] + tol) << "p = " << order << ", element " << e << ", node " << q << ", quantity " << j;
+          inside = inside && polynomial[j] >= range[2 * j] && polynomial[j] <= range[2 * j + 1];
+          gap = std::min({gap, std::abs(seen[j] - range[2 * j]), std::abs(seen[j] - range[2 * j + 1])});
+        }
         if (inside) {
           ++kept;
           EXPECT_NEAR(t, 1, 1e-12) << "p = " << order << ", element " << e << ", node " << q << ": in range, yet pulled";
         } else {
           ++pulled;
           // Pulled no further than needed: a bound is reached (to the bisection's 2^-40 of the segment).
-          const double gap = std::min({std::abs(shown.density[i] - range[0]), std::abs(shown.density[i] - range[1]),
-                                       std::abs(shown.pressure[i] - range[2]), std::abs(shown.pressure[i] - range[3])});
           EXPECT_LT(gap, 1e-9) << "p = " << order << ", element " << e << ", node " << q << ": pulled further than needed";
+          const bool velocity_only = polynomial[0] >= range[0] && polynomial[0] <= range[1] && polynomial[1] >= range[2] && polynomial[1] <= range[3];
+          if (velocity_only) ++by_velocity;
         }
       }
     }
     EXPECT_GT(pulled, 0) << "p = " << order;  // the test meets both cases
     EXPECT_GT(kept, 0) << "p = " << order;
+    EXPECT_GT(by_velocity, 0) << "p = " << order;  // and nodes that velocity alone pulls
   }
 }
 
