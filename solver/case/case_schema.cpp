@@ -132,8 +132,8 @@ const std::vector<Setting> table = {
      "Rueda-Ramirez, Pazner & Gassner 2022, with Zalesak's limiter and prelimiting for density; bounds hold for "
      "the SSP integrators). The subcell finite volumes then take the Rusanov flux, whatever `solver.flux`, and at "
      "p >= 2 the blend's indicator looks at pressure alone, leaving contacts to the bounds. In those elements the "
-     "output shows the polynomial, pulled at each node towards its subcell's average just as far as its density and "
-     "pressure need to stay within the range of the subcell averages of the element and its neighbours"},
+     "output shows the polynomial, pulled at each node towards its subcell's average just as far as its density, "
+     "pressure and velocity need to stay within the range of the subcell averages of the element and its neighbours"},
     {"solver.subcell_repair", T::boolean, "false",
      "under `subcell_bounds: true` (no effect without): where a stage's low-order update itself leaves a subcell's density above its "
      "bound (behind strong shocks, such as Toro's test 5), move the excess to the element's other subcells, as "
