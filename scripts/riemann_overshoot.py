@@ -17,8 +17,11 @@ along x, and which wave of the exact solution is nearest: a shock (density and p
 stops varying continuously), with the signed distance from it (negative: to its left).
 
     scripts/riemann_overshoot.py --where output/toro3/toro3.pvd
-    waves: 0.3402 rarefaction tail, 0.7352 contact, 0.7822 shock
-    density 1.4 % at x 0.7730-0.7820: shock at 0.7822 (-0.0092)
+    density 1.4 velocity 3.0 pressure 0.0
+    waves: 0.0506 rarefaction head, 0.3337 rarefaction tail, 0.7352 contact, 0.7822 shock
+    density 1.4 % at x 0.7793-0.7817: shock at 0.7822 (-0.0005)
+    velocity 3.0 % at x 0.3425-0.3725: rarefaction tail at 0.3337 (+0.0088)
+    velocity 1.3 % at x 0.7793-0.7793: shock at 0.7822 (-0.0029)
 """
 import argparse
 import os
@@ -67,10 +70,8 @@ def exact_waves(x, exact):
         while j + 1 < len(varying) and varying[j + 1]:
             j += 1
         if j > i:  # a fan: two or more continuous steps
-            speed_left = abs(float(exact["pressure"][first][i]))
-            speed_right = abs(float(exact["pressure"][first][j + 1]))
             # the head runs into the undisturbed state, whose pressure is the higher one across a fan
-            head_left = speed_left > speed_right
+            head_left = float(exact["pressure"][first][i]) > float(exact["pressure"][first][j + 1])
             waves.append((positions[i], "rarefaction head" if head_left else "rarefaction tail"))
             waves.append((positions[j + 1], "rarefaction tail" if head_left else "rarefaction head"))
         i = j + 1
