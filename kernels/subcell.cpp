@@ -1,6 +1,7 @@
 #include "kernels/subcell.hpp"
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <map>
@@ -27,6 +28,55 @@ struct Lattice {
   int index(int i, int j) const { return j * (p + 1) - j * (j - 1) / 2 + i; }
   Point point(int i, int j) const { return {-1 + 2.0 * i / p, -1 + 2.0 * j / p}; }
 };
+
+/// SubcellOperators' hanging-face tables: on each half of a coarse edge, the pieces that the fine face's points
+/// (their pieces at the Gauss rule's cumulative weights along the half) and the coarse face's points (the same
+/// along the whole edge) cut each other into, as fractions of the coarse edge, ends closer than rounding merged.
+void add_hanging_pieces(SubcellOperators& ops) {
+  const int p = ops.order, nq = p + 1, slots = subcell_face_slots(p);
+  const quad::Rule gauss = quad::gauss_legendre(nq);
+  std::vector<int> rank(nq, 0);  // the place of face point q along the edge
+  for (int q = 0; q < nq; ++q)
+    for (int o = 0; o < nq; ++o) rank[q] += gauss.r[o] < gauss.r[q] ? 1 : 0;
+  std::vector<double> cumulative(nq + 1, 0.0);  // the pieces' ends, as fractions of the face
+  for (int n = 0; n < nq; ++n)
+    for (int q = 0; q < nq; ++q)
+      if (rank[q] == n) cumulative[n + 1] = cumulative[n] + gauss.w[q] / 2;
+  std::vector<double> lower(nq), upper(nq);  // [points] each one's piece
+  for (int q = 0; q < nq; ++q) lower[q] = cumulative[rank[q]], upper[q] = cumulative[rank[q] + 1];
+  auto point_at = [&](double t) {  // the face point whose piece holds t (0..1 along the face)
+    for (int q = 0; q < nq; ++q)
+      if (t >= lower[q] && t < upper[q]) return q;
+    throw std::logic_error("subcell_operators: no face point's piece holds " + std::to_string(t));
+  };
+  constexpr double merge = 1e-12;
+  ops.hanging_count.assign(2, 0), ops.hanging_point.assign(2 * slots, 0), ops.hanging_coarse.assign(2 * slots, 0);
+  ops.hanging_length.assign(2 * slots, 0.0);
+  for (int half = 0; half < 2; ++half) {
+    const double from = half / 2.0, to = (half + 1) / 2.0;
+    std::vector<double> ends{from, to};
+    for (int q = 0; q < nq; ++q) {
+      ends.push_back(from + upper[q] / 2);                                // the fine pieces' ends
+      if (upper[q] > from + merge && upper[q] < to - merge) ends.push_back(upper[q]);  // the coarse pieces' inside the half
+    }
+    std::sort(ends.begin(), ends.end());
+    std::vector<double> kept{ends.front()};
+    for (const double t : ends)
+      if (t > kept.back() + merge) kept.push_back(t);
+    kept.back() = to;
+    const int count = int(kept.size()) - 1;
+    if (count > slots)
+      throw std::logic_error("subcell_operators: " + std::to_string(count) + " hanging-face pieces at p = " + std::to_string(p) +
+                             ", room for " + std::to_string(slots));
+    ops.hanging_count[half] = count;
+    for (int j = 0; j < count; ++j) {
+      const double middle = (kept[j] + kept[j + 1]) / 2;
+      ops.hanging_point[half * slots + j] = point_at(2 * middle - half);
+      ops.hanging_coarse[half * slots + j] = point_at(middle);
+      ops.hanging_length[half * slots + j] = 2 * (kept[j + 1] - kept[j]);
+    }
+  }
+}
 
 }  // namespace
 
@@ -138,6 +188,8 @@ SubcellOperators subcell_operators(int order) {
       ops.face_point_cell[2 * nq + q] = lattice.index(0, p - n);
     }
   }
+
+  add_hanging_pieces(ops);
 
   Eigen::MatrixXd average(nm, nm);
   for (int s = 0; s < nm; ++s) average.row(s) = integral.row(s) / ops.cell_area[s];

@@ -17,6 +17,11 @@
 
 namespace kempe::dg {
 
+/// The room for the edge pieces of one face in the blend's face arrays (kernels/subcell_K.hpp): its p + 1 face
+/// points' pieces, and on a hanging face the finer pieces that the coarse element's pieces cut them into (at
+/// most p / 2 more: the coarse pieces' ends inside one half of its edge).
+constexpr int subcell_face_slots(int order) { return order + 1 + order / 2; }
+
 struct SubcellOperators {
   int order = 0;
   int num_cells = 0;  ///< = basis::num_modes(order)
@@ -34,6 +39,15 @@ struct SubcellOperators {
   /// [3 local faces][p + 1 face points] the cell that owns face point q of local face k (face points run from
   /// vertex k to vertex k + 1, kernels/triangle.hpp).
   std::vector<int> face_point_cell;
+  /// Hanging faces of an adapted mesh: a fine element's edge meets half of the coarse element's, and the two
+  /// sides' pieces (each owned by one cell) cut each other into the pieces these tables list, per half of the
+  /// coarse edge (first, second) in order along it: [2] their number; [2][subcell_face_slots] each one's face
+  /// point on the fine side and on the coarse side (the points whose pieces overlap there, both numbered along
+  /// the coarse element's edge: the fine element's own number of the first is p - it) and its length as a share
+  /// of the fine face's. Each such piece joins one cell on either side and carries one flux, and a uniform flow
+  /// stays uniform: the pieces of a cell add up to its part of the edge.
+  std::vector<int> hanging_count, hanging_point, hanging_coarse;
+  std::vector<double> hanging_length;
   /// [cells][modes]: the mean of mode m over cell s. [modes][cells]: its inverse.
   std::vector<double> average, modes_from_averages;
   /// [dual faces][cells]: the dual-face fluxes of least norm whose net outflow from every cell is the given one

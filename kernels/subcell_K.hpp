@@ -25,8 +25,9 @@
 // bounds one's own from below), SubcellFaceFluxes (per face whose share is below 1: H and L at each face point)
 // and SubcellBlend (per element, the formula above). The last two (and SubcellBoundedBlend's passes) run over work
 // lists of the faces and elements they change, selected where the shares are formed (FaceBlends, ElementBlends,
-// ElementBounded). Elements beside a hanging face of an adapted mesh keep beta = 1 (their edge pieces do not
-// match across the face); the positivity limiter still watches them.
+// ElementBounded). On a hanging face of an adapted mesh the fine side's pieces and the coarse side's cut each
+// other into finer ones (SubcellOperators' hanging tables), each joining one cell on either side and carrying
+// one flux: the DG flux of the fine side's face point it lies in, and the finite volumes' flux of its two cells.
 #pragma once
 
 #include <cmath>
@@ -38,6 +39,7 @@
 #include "kernels/basis.hpp"
 #include "kernels/dg_K.hpp"
 #include "kernels/euler.hpp"
+#include "kernels/subcell.hpp"
 
 namespace kempe::dg {
 
@@ -79,7 +81,69 @@ struct SubcellTables {
   const Real* dual_face_basis;          ///< [dual faces][modes]
   const Real* dual_flux_from_outflow;   ///< [dual faces][cells]
   int order;                            ///< of the finite volumes: 1 or 2 (subcell_state)
+  /// The pieces of hanging faces: [2 halves] their number, [2 halves][subcell_face_slots] their fine and coarse
+  /// face points and lengths (shares of the fine face's); null where the mesh is conforming.
+  const std::int32_t *hanging_count = nullptr, *hanging_point = nullptr, *hanging_coarse = nullptr;
+  const Real* hanging_length = nullptr;
 };
+
+/// subcell_face_slots(P) as a constant the device code reads (it calls no host function).
+template <int P>
+inline constexpr int edge_piece_slots = subcell_face_slots(P);
+
+/// Whether face f is a hanging face: it covers half of one side's edge.
+template <class Real>
+KEMPE_HD bool is_hanging(const Faces<Real>& fc, index_t f) {
+  return fc.left_half != nullptr && (fc.left_half[f] != whole_edge || fc.right_half[f] != whole_edge);
+}
+
+/// One edge piece of an element as the blend's passes see it: its face, whether the element is the face's left
+/// one, the element's cell that owns the piece, its slot in the face arrays of the finite-volume fluxes,
+/// densities and shares ([..][subcell_face_slots][faces]; the face point on a conforming face) and the face
+/// point of its DG flux ([vars][face points][faces], the face's own order).
+struct EdgePiece {
+  index_t face;
+  bool left;
+  int cell, slot, point;
+};
+
+/// visit(piece, length) for each edge piece of element e, in local face order; an edge split by hanging faces
+/// (element_half_faces: [elements][3], the second half's face, or null on a conforming mesh) gives the pieces
+/// of both halves, first then second. On a conforming face the pieces are the face points'; on a hanging face
+/// the finer ones where the fine side's and the coarse side's pieces overlap (SubcellOperators), in order along
+/// the coarse element's edge: piece j of the half lies in the fine side's face point hanging_point (numbered
+/// along the coarse edge; the face's own number is that along its left element) and in the coarse side's
+/// hanging_coarse.
+template <int P, class Real, class Visit>
+KEMPE_HD void for_each_edge_piece(const Faces<Real>& fc, const SubcellTables<Real>& s, const Real* face_weight, const index_t* element_faces,
+                                  const index_t* element_half_faces, index_t e, Visit&& visit) {
+  constexpr int nq = face_points(P), ns = edge_piece_slots<P>;
+  auto hanging = [&](index_t f, int k, bool left) {
+    const bool coarse_left = fc.left_half[f] != whole_edge;
+    const bool coarse = left == coarse_left;
+    const int half = (coarse_left ? fc.left_half[f] : fc.right_half[f]) - first_half;
+    for (int j = 0; j < s.hanging_count[half]; ++j) {
+      const int along = s.hanging_point[half * ns + j], coarse_point = s.hanging_coarse[half * ns + j];
+      // The fine side's points run against the coarse side's along their shared edge.
+      const int cell = s.face_point_cell[k * nq + (coarse ? coarse_point : nq - 1 - along)];
+      visit(EdgePiece{f, left, cell, j, coarse_left ? along : nq - 1 - along}, fc.length[f] * s.hanging_length[half * ns + j]);
+    }
+  };
+  for (int k = 0; k < 3; ++k) {
+    const index_t f = element_faces[3 * e + k];
+    const bool left = fc.left[f] == e;
+    if (is_hanging(fc, f)) {
+      hanging(f, k, left);
+      const index_t second = element_half_faces == nullptr ? no_element : element_half_faces[3 * e + k];
+      if (second != no_element) hanging(second, k, fc.left[second] == e);
+      continue;
+    }
+    for (int q = 0; q < nq; ++q) {
+      const int qf = left ? q : nq - 1 - q;  // the face's own point order runs along its left element
+      visit(EdgePiece{f, left, s.face_point_cell[k * nq + q], qf, qf}, fc.length[f] * face_weight[qf] / Real(2));
+    }
+  }
+}
 
 /// minmod(a, b): the smaller in magnitude when both have one sign, else 0.
 template <class Real>
@@ -112,17 +176,15 @@ inline constexpr double blending_sharpness = 9.21024036697585;  // log((1 - 1e-4
 /// share[e] = the finite-volume share alpha of element e (0: pure DG): the energy E of density times pressure (of
 /// pressure alone at p >= 2 under bounds on the subcell averages, `bounded`) in the highest modes, the larger of
 /// (degree P) / (all) and (degree P - 1) / (degree below P) of the squared orthonormal coefficients, mapped by
-/// alpha = 1 / (1 + exp(-s / T (E - T))); below alpha_min it is 0, above alpha_max it is alpha_max. Elements
-/// beside a hanging face (touching[e] != 0) get 0.
+/// alpha = 1 / (1 + exp(-s / T (E - T))); below alpha_min it is 0, above alpha_max it is alpha_max.
 template <int P, class Real>
 struct BlendingShares {
   index_t num_elements;
   Real gamma, alpha_min, alpha_max;
   const Real* c;
   Tables<Real> t;
-  const std::uint8_t* touching_hanging;  ///< [elements] or null
-  const std::uint8_t* troubled;          ///< [elements] KXRCF flags (TroubledCells), or null: only these blend
-  Real* share;                           ///< [elements]
+  const std::uint8_t* troubled;  ///< [elements] KXRCF flags (TroubledCells), or null: only these blend
+  Real* share;                   ///< [elements]
   /// Under bounds on the subcell averages (SubcellBoundedBlend), at p >= 2, the indicator looks at pressure alone:
   /// the bounds keep density in range at a contact, where pressure is uniform, and the DG scheme resolves it far
   /// more sharply than the finite volumes; at shocks, where pressure jumps, the bounds alone leave the strong
@@ -133,7 +195,7 @@ struct BlendingShares {
 
   KEMPE_HD void operator()(index_t e) const {
     constexpr int nm = basis::num_modes(P), nv = euler::num_vars, nq = volume_points(P);
-    if ((troubled != nullptr && troubled[e] == 0) || (touching_hanging != nullptr && touching_hanging[e] != 0)) {
+    if (troubled != nullptr && troubled[e] == 0) {
       share[e] = Real(0);
       return;
     }
@@ -167,27 +229,29 @@ struct BlendingShares {
 };
 
 /// beta[e] = 1 - max(alpha[e], alpha of a face neighbour / 2): the DG share after Hennemann et al.'s smoothing,
-/// which keeps the finite volumes on beside a shock that is about to enter an element. Elements beside a hanging
-/// face keep 1.
+/// which keeps the finite volumes on beside a shock that is about to enter an element (across a split edge,
+/// both halves' neighbours).
 template <class Real>
 struct SmoothShares {
-  const index_t* neighbors;              ///< [elements][3]
-  const std::uint8_t* touching_hanging;  ///< [elements] or null
-  const Real* alpha;                     ///< [elements]
-  Real* beta;                            ///< [elements]
+  const index_t* neighbors;       ///< [elements][3]
+  const index_t* half_neighbors;  ///< [elements][3] the second half's neighbour across a split edge, or null
+  const Real* alpha;              ///< [elements]
+  Real* beta;                     ///< [elements]
 
   KEMPE_HD void operator()(index_t e) const {
     Real a = alpha[e];
     for (int k = 0; k < 3; ++k) {
       const index_t n = neighbors[3 * e + k];
       if (n != no_element && alpha[n] / Real(2) > a) a = alpha[n] / Real(2);
+      const index_t h = half_neighbors == nullptr ? no_element : half_neighbors[3 * e + k];
+      if (h != no_element && alpha[h] / Real(2) > a) a = alpha[h] / Real(2);
     }
-    if (touching_hanging != nullptr && touching_hanging[e] != 0) a = Real(0);
     beta[e] = Real(1) - a;
   }
 };
 
-/// touching[e] = 1 where a face of element e is a hanging face (either side of it), else 0.
+/// touching[e] = 1 where a face of element e is a hanging face (either side of it), else 0: the CPU's lanes of
+/// the bounded blend leave such elements to the one-element path (SubcellBoundedBlend::lanes_of).
 template <class Real>
 struct TouchesHangingFace {
   const index_t* element_faces;  ///< [elements][3]
@@ -223,13 +287,17 @@ KEMPE_HD bool face_blends(const Faces<Real>& fc, const Real* beta, const std::ui
 }
 
 /// Whether SubcellBlend changes element e's rate: e is not bounded (SubcellBoundedBlend does those), and its
-/// share or that of one of its faces is below 1.
+/// share or that of one of its faces (both halves of a split edge: element_half_faces, or null) is below 1.
 template <class Real>
-KEMPE_HD bool element_blends(const Faces<Real>& fc, const index_t* element_faces, const Real* beta, const std::uint8_t* bounded,
-                             index_t e) {
+KEMPE_HD bool element_blends(const Faces<Real>& fc, const index_t* element_faces, const index_t* element_half_faces, const Real* beta,
+                             const std::uint8_t* bounded, index_t e) {
   if (bounded != nullptr && bounded[e] != 0) return false;
   bool any = beta[e] < Real(1);
-  for (int k = 0; k < 3; ++k) any = any || face_share(fc, beta, element_faces[3 * e + k]) < Real(1);
+  for (int k = 0; k < 3; ++k) {
+    any = any || face_share(fc, beta, element_faces[3 * e + k]) < Real(1);
+    const index_t h = element_half_faces == nullptr ? no_element : element_half_faces[3 * e + k];
+    any = any || (h != no_element && face_share(fc, beta, h) < Real(1));
+  }
   return any;
 }
 
@@ -248,9 +316,10 @@ template <class Real>
 struct ElementBlends {
   Faces<Real> fc;
   const index_t* element_faces;
+  const index_t* element_half_faces;  ///< or null
   const Real* beta;
   const std::uint8_t* bounded;
-  KEMPE_HD bool operator()(index_t e) const { return element_blends(fc, element_faces, beta, bounded, e); }
+  KEMPE_HD bool operator()(index_t e) const { return element_blends(fc, element_faces, element_half_faces, beta, bounded, e); }
 };
 struct ElementBounded {
   const std::uint8_t* bounded;
@@ -269,9 +338,10 @@ inline constexpr euler::Flux bounded_low_flux = euler::Flux::rusanov;
 
 /// For each face it is given (those face_blends keeps: share below 1 or a bounded side), at each face point q:
 /// high = the DG flux F*(u_l, u_r) . n of the traces (FaceIntegrals::point_flux, the same value the surface term
-/// takes), low = the same numerical flux of the two subcell averages whose cells own that piece of the edge
-/// (bounded_low_flux's where bounds are on); both per unit length, the normal pointing from left to right, stored
-/// [vars][face points][faces].
+/// takes), stored [vars][face points][faces]; and at each edge piece (for_each_edge_piece: the face points'
+/// pieces, on a hanging face the finer ones) low = the same numerical flux of the two subcell averages whose
+/// cells own that piece (bounded_low_flux's where bounds are on), stored [vars][subcell_face_slots][faces]. Both
+/// per unit length, the normal pointing from left to right.
 template <int P, class Real, euler::Flux F, class Boundary>
 struct SubcellFaceFluxes {
   FaceIntegrals<P, Real, F, Boundary> integrals;
@@ -280,55 +350,108 @@ struct SubcellFaceFluxes {
   index_t num_faces;
   Real *high, *low;
   /// With bounds (SubcellBoundedBlend), else null: [elements] the bounded elements (BoundedElements), whose faces
-  /// all need both fluxes, and [2 sides][face points][faces] the density of the two cells' means there.
+  /// all need both fluxes, and [2 sides][subcell_face_slots][faces] the density of the two cells' means at each
+  /// piece.
   const std::uint8_t* bounded = nullptr;
   Real* side = nullptr;
 
-  static constexpr int nm = basis::num_modes(P), nq = face_points(P), nv = euler::num_vars;
+  static constexpr int nm = basis::num_modes(P), nq = face_points(P), ns = subcell_face_slots(P), nv = euler::num_vars;
 
-  KEMPE_HD void operator()(index_t f) const {
+  /// The traces ul, ur at face point q (the face's own order) and the means al, ar of the cells cell_l, cell_r
+  /// (left and right element's; basis_l, basis_r: side_basis of each side).
+  KEMPE_HD void states(index_t f, int q, const Real* basis_l, const Real* basis_r, int cell_l, int cell_r, Real (&ul)[nv], Real (&ur)[nv],
+                       Real (&al)[nv], Real (&ar)[nv]) const {
     const Faces<Real>& fc = integrals.fc;
     const index_t l = fc.left[f], r = fc.right[f];
     const index_t k = integrals.num_elements;
     const index_t r_read = r == no_element ? l : r;
+    const Real* average_l = s.average + cell_l * nm;
+    const Real* average_r = s.average + cell_r * nm;
+    for (int v = 0; v < nv; ++v) {
+      Real tl = Real(0), tr = Real(0), ml = Real(0), mr = Real(0);
+      for (int m = 0; m < nm; ++m) {
+        const Real xl = integrals.c[(v * nm + m) * k + l], xr = integrals.c[(v * nm + m) * k + r_read];
+        tl += xl * basis_l[q * nm + m];
+        tr += xr * basis_r[(nq - 1 - q) * nm + m];
+        ml += xl * average_l[m];
+        mr += xr * average_r[m];
+      }
+      ul[v] = tl, ur[v] = tr, al[v] = ml, ar[v] = mr;
+    }
+  }
+
+  /// fl = the finite volumes' flux between the means al and ar at face point q (traces ul, ur).
+  KEMPE_HD void low_flux(index_t f, int q, Real (&ul)[nv], Real (&ur)[nv], Real (&al)[nv], Real (&ar)[nv], Real (&fl)[nv]) const {
+    const Faces<Real>& fc = integrals.fc;
+    const index_t r = fc.right[f];
+    if (bounded != nullptr) {  // bounds (first-order subcells): bounded_low_flux, the ghost state at the boundary
+      if (r == no_element) integrals.ghost_state(f, q, al, ar);
+      euler::numerical_flux(bounded_low_flux, al, ar, fc.normal_x[f], fc.normal_y[f], integrals.gamma, fl);
+    } else if (r == no_element) {  // first order at the boundary: no mean beyond it
+      integrals.point_flux(f, q, al, ar, fl);
+    } else {
+      Real sl[nv], sr[nv];
+      subcell_state(s.order, al, ar, ul, integrals.gamma, sl);
+      subcell_state(s.order, ar, al, ur, integrals.gamma, sr);
+      integrals.point_flux(f, q, sl, sr, fl);
+    }
+  }
+
+  KEMPE_HD void store_low(index_t f, int slot, const Real (&fl)[nv], Real rho_l, Real rho_r) const {
+    for (int v = 0; v < nv; ++v) low[(v * ns + slot) * num_faces + f] = fl[v];
+    if (side != nullptr) {
+      side[(0 * ns + slot) * num_faces + f] = rho_l;
+      side[(1 * ns + slot) * num_faces + f] = rho_r;
+    }
+  }
+
+  KEMPE_HD void operator()(index_t f) const {
+    const Faces<Real>& fc = integrals.fc;
+    if (is_hanging(fc, f)) {
+      hanging(f);
+      return;
+    }
+    const index_t r = fc.right[f];
     const int kl = fc.left_local[f], kr = r == no_element ? kl : fc.right_local[f];
     const Real* basis_l = integrals.t.face_basis + kl * nq * nm;
     const Real* basis_r = integrals.t.face_basis + kr * nq * nm;
     for (int q = 0; q < nq; ++q) {
-      const Real* cell_l = s.average + s.face_point_cell[kl * nq + q] * nm;
-      const Real* cell_r = s.average + s.face_point_cell[kr * nq + (nq - 1 - q)] * nm;
       Real ul[nv], ur[nv], al[nv], ar[nv];
-      for (int v = 0; v < nv; ++v) {
-        Real tl = Real(0), tr = Real(0), ml = Real(0), mr = Real(0);
-        for (int m = 0; m < nm; ++m) {
-          const Real xl = integrals.c[(v * nm + m) * k + l], xr = integrals.c[(v * nm + m) * k + r_read];
-          tl += xl * basis_l[q * nm + m];
-          tr += xr * basis_r[(nq - 1 - q) * nm + m];
-          ml += xl * cell_l[m];
-          mr += xr * cell_r[m];
-        }
-        ul[v] = tl, ur[v] = tr, al[v] = ml, ar[v] = mr;
-      }
-      Real fh[nv], fl[nv], sl[nv], sr[nv];
+      states(f, q, basis_l, basis_r, s.face_point_cell[kl * nq + q], s.face_point_cell[kr * nq + (nq - 1 - q)], ul, ur, al, ar);
+      Real fh[nv], fl[nv];
       integrals.point_flux(f, q, ul, ur, fh);
-      if (bounded != nullptr) {  // bounds (first-order subcells): bounded_low_flux, the ghost state at the boundary
-        if (r == no_element) integrals.ghost_state(f, q, al, ar);
-        euler::numerical_flux(bounded_low_flux, al, ar, fc.normal_x[f], fc.normal_y[f], integrals.gamma, fl);
-      } else if (r == no_element) {  // first order at the boundary: no mean beyond it
-        integrals.point_flux(f, q, al, ar, fl);
-      } else {
-        subcell_state(s.order, al, ar, ul, integrals.gamma, sl);
-        subcell_state(s.order, ar, al, ur, integrals.gamma, sr);
-        integrals.point_flux(f, q, sl, sr, fl);
-      }
-      for (int v = 0; v < nv; ++v) {
-        high[(v * nq + q) * num_faces + f] = fh[v];
-        low[(v * nq + q) * num_faces + f] = fl[v];
-      }
-      if (side != nullptr) {
-        side[(0 * nq + q) * num_faces + f] = al[euler::density];
-        side[(1 * nq + q) * num_faces + f] = ar[euler::density];
-      }
+      low_flux(f, q, ul, ur, al, ar, fl);
+      for (int v = 0; v < nv; ++v) high[(v * nq + q) * num_faces + f] = fh[v];
+      store_low(f, q, fl, al[euler::density], ar[euler::density]);
+    }
+  }
+
+  /// A hanging face (an interior face): the DG flux at its points, both sides' traces there (the coarse side's
+  /// from its basis on the half of its edge), and the finite volumes' at each of its pieces, between the two
+  /// cells that own the piece (for_each_edge_piece's order), the traces those of the face point it lies in.
+  KEMPE_HD void hanging(index_t f) const {
+    const Faces<Real>& fc = integrals.fc;
+    const int kl = fc.left_local[f], kr = fc.right_local[f];
+    const Real* basis_l = side_basis<P>(integrals.t.face_basis, integrals.t.face_half_basis, kl, fc.half(f, 0));
+    const Real* basis_r = side_basis<P>(integrals.t.face_basis, integrals.t.face_half_basis, kr, fc.half(f, 1));
+    for (int q = 0; q < nq; ++q) {
+      Real ul[nv], ur[nv], al[nv], ar[nv], fh[nv];
+      states(f, q, basis_l, basis_r, 0, 0, ul, ur, al, ar);
+      integrals.point_flux(f, q, ul, ur, fh);
+      for (int v = 0; v < nv; ++v) high[(v * nq + q) * num_faces + f] = fh[v];
+    }
+    const bool coarse_left = fc.left_half[f] != whole_edge;
+    const int half = (coarse_left ? fc.left_half[f] : fc.right_half[f]) - first_half;
+    for (int j = 0; j < s.hanging_count[half]; ++j) {
+      const int along = s.hanging_point[half * ns + j], coarse_point = s.hanging_coarse[half * ns + j];
+      const int q = coarse_left ? along : nq - 1 - along;  // the face point, in the face's own order
+      // Each side's cell, by its own point numbering (the fine side's runs against the coarse side's).
+      const int cell_l = s.face_point_cell[kl * nq + (coarse_left ? coarse_point : nq - 1 - along)];
+      const int cell_r = s.face_point_cell[kr * nq + (coarse_left ? nq - 1 - along : coarse_point)];
+      Real ul[nv], ur[nv], al[nv], ar[nv], fl[nv];
+      states(f, q, basis_l, basis_r, cell_l, cell_r, ul, ur, al, ar);
+      low_flux(f, q, ul, ur, al, ar, fl);
+      store_low(f, j, fl, al[euler::density], ar[euler::density]);
     }
   }
 };
@@ -404,14 +527,13 @@ struct SubcellBlend {
   const Real* beta;              ///< [elements]
   const Real *high, *low;        ///< SubcellFaceFluxes'
   const std::uint8_t* bounded = nullptr;  ///< [elements] or null: those SubcellBoundedBlend does, left alone here
+  const index_t* element_half_faces = nullptr;  ///< [elements][3] or null (for_each_edge_piece)
 
-  static constexpr int nm = basis::num_modes(P), nq = face_points(P), nv = euler::num_vars;
+  static constexpr int nm = basis::num_modes(P), nq = face_points(P), ns = subcell_face_slots(P), nv = euler::num_vars;
   static constexpr int num_dual_faces = 3 * P * (P + 1) / 2;
 
   KEMPE_HD void operator()(index_t e) const {
     const Real beta_e = beta[e];
-    Real face_beta[3];
-    for (int k = 0; k < 3; ++k) face_beta[k] = face_share(fc, beta, element_faces[3 * e + k]);
     const index_t n = num_elements;
     Real mean[nv][nm], rate[nv][nm];  // subcell averages of the state and of the DG rate, then the blended rate
     Real ce[nv][nm];
@@ -436,22 +558,15 @@ struct SubcellBlend {
         }
       }
     }
-    for (int k = 0; k < 3; ++k) {
-      const index_t f = element_faces[3 * e + k];
-      const Real beta_f = face_beta[k];
-      if (!(beta_f < Real(1))) continue;  // a face at full DG share next to a pure DG element: nothing to add
-      const bool left = fc.left[f] == e;
-      const Real sign = left ? Real(1) : Real(-1);
-      for (int q = 0; q < nq; ++q) {
-        const int cell = s.face_point_cell[k * nq + q];
-        const int qf = left ? q : nq - 1 - q;  // the face's own point order runs along its left element
-        const Real piece = fc.length[f] * t.face_weight[qf] / Real(2);
-        for (int v = 0; v < nv; ++v) {
-          const Real hi = high[(v * nq + qf) * num_faces + f], lo = low[(v * nq + qf) * num_faces + f];
-          outflow[v][cell] += sign * piece * (fv_share * lo + (beta_f - beta_e) * (hi - lo));
-        }
+    for_each_edge_piece<P>(fc, s, t.face_weight, element_faces, element_half_faces, e, [&](const EdgePiece& b, Real piece) {
+      const Real beta_f = face_share(fc, beta, b.face);
+      if (!(beta_f < Real(1))) return;  // a face at full DG share next to a pure DG element: nothing to add
+      const Real sign = b.left ? Real(1) : Real(-1);
+      for (int v = 0; v < nv; ++v) {
+        const Real hi = high[(v * nq + b.point) * num_faces + b.face], lo = low[(v * ns + b.slot) * num_faces + b.face];
+        outflow[v][b.cell] += sign * piece * (fv_share * lo + (beta_f - beta_e) * (hi - lo));
       }
-    }
+    });
     for (int v = 0; v < nv; ++v)
       for (int cell = 0; cell < nm; ++cell) rate[v][cell] -= outflow[v][cell] / (s.cell_area[cell] * jac);
     for (int v = 0; v < nv; ++v)
@@ -464,22 +579,24 @@ struct SubcellBlend {
 };
 
 /// bounded[e] = 1 where the bounded blend (SubcellBoundedBlend) does element e: the troubled elements (all
-/// where troubled is null) and those that blend or touch one that does (beta < 1), but none beside a hanging face.
+/// where troubled is null) and those that blend or touch one that does (beta < 1; across a split edge, both
+/// halves' neighbours).
 template <class Real>
 struct BoundedElements {
-  const index_t* neighbors;              ///< [elements][3]
-  const std::uint8_t* touching_hanging;  ///< [elements] or null
-  const std::uint8_t* troubled;          ///< [elements] or null
-  const Real* beta;                      ///< [elements]
-  std::uint8_t* bounded;                 ///< [elements]
+  const index_t* neighbors;       ///< [elements][3]
+  const index_t* half_neighbors;  ///< [elements][3] the second half's neighbour across a split edge, or null
+  const std::uint8_t* troubled;   ///< [elements] or null
+  const Real* beta;               ///< [elements]
+  std::uint8_t* bounded;          ///< [elements]
 
   KEMPE_HD void operator()(index_t e) const {
     bool b = troubled == nullptr || troubled[e] != 0 || beta[e] < Real(1);
     for (int k = 0; k < 3; ++k) {
       const index_t n = neighbors[3 * e + k];
       if (n != no_element && beta[n] < Real(1)) b = true;
+      const index_t h = half_neighbors == nullptr ? no_element : half_neighbors[3 * e + k];
+      if (h != no_element && beta[h] < Real(1)) b = true;
     }
-    if (touching_hanging != nullptr && touching_hanging[e] != 0) b = false;
     bounded[e] = b ? 1 : 0;
   }
 };
@@ -619,8 +736,10 @@ struct SubcellBoundedBlend {
   Real* factor;                   ///< [2 sides][face points][faces] each edge piece's share on each side
   const Real* step;               ///< the stage's forward-Euler step dt (the clock's)
   bool rates;                     ///< false: the first pass, true: the second
+  const index_t* element_half_faces = nullptr;  ///< [elements][3] or null (for_each_edge_piece)
+  const std::uint8_t* touching = nullptr;       ///< [elements] TouchesHangingFace's flags, or null (lanes_of)
 
-  static constexpr int nm = basis::num_modes(P), nq = face_points(P), nv = euler::num_vars;
+  static constexpr int nm = basis::num_modes(P), nq = face_points(P), ns = subcell_face_slots(P), nv = euler::num_vars;
   static constexpr int num_dual_faces = 3 * P * (P + 1) / 2;
 
   /// Whether the other side of face f (seen from e) is bounded too, so that the piece's share is shared.
@@ -628,18 +747,13 @@ struct SubcellBoundedBlend {
     const index_t other = left ? fc.right[f] : fc.left[f];
     return other == no_element || bounded[other] != 0;
   }
-  /// visit(f, left, cell, qf, piece) for each edge piece of element e: its face, whether e is the face's left
-  /// element, the cell that owns the piece, the face's own point number and the piece's length.
+  /// visit(f, left, cell, slot, qf, piece) for each edge piece of element e (for_each_edge_piece): its face,
+  /// whether e is the face's left element, the cell that owns the piece, its slot in the face arrays `low`,
+  /// `side` and `factor`, the face point of its DG flux (`high`) and its length.
   template <class Visit>
   KEMPE_HD void for_each_piece(index_t e, Visit&& visit) const {
-    for (int k = 0; k < 3; ++k) {
-      const index_t f = element_faces[3 * e + k];
-      const bool left = fc.left[f] == e;
-      for (int q = 0; q < nq; ++q) {
-        const int qf = left ? q : nq - 1 - q;  // the face's own point order runs along its left element
-        visit(f, left, s.face_point_cell[k * nq + q], qf, fc.length[f] * t.face_weight[qf] / Real(2));
-      }
-    }
+    for_each_edge_piece<P>(fc, s, t.face_weight, element_faces, element_half_faces, e,
+                           [&](const EdgePiece& b, Real piece) { visit(b.face, b.left, b.cell, b.slot, b.point, piece); });
   }
 
   KEMPE_HD void operator()(index_t e) const {
@@ -667,12 +781,12 @@ struct SubcellBoundedBlend {
     };
     // The edge pieces: their DG flux leaves the dual faces' share of the outflow; the other side's cell widens
     // the bounds.
-    for_each_piece(e, [&](index_t f, bool left, int cell, int qf, Real piece) {
+    for_each_piece(e, [&](index_t f, bool left, int cell, int slot, int qf, Real piece) {
       const Real sign = left ? Real(1) : Real(-1);
       for (int v = 0; v < nv; ++v) outflow[v][cell] -= sign * piece * high[(v * nq + qf) * num_faces + f];
       if (fc.right[f] != no_element) {
         const int other = left ? 1 : 0;
-        widen(cell, side[(other * nq + qf) * num_faces + f]);
+        widen(cell, side[(other * ns + slot) * num_faces + f]);
       }
       if (shared_piece(f, left)) ++faces_of[cell];
     });
@@ -702,11 +816,11 @@ struct SubcellBoundedBlend {
       const int a = s.dual_face_cells[2 * d], b = s.dual_face_cells[2 * d + 1];
       for (int v = 0; v < nv; ++v) low_update[v][a] += low_d[v][d], low_update[v][b] -= low_d[v][d];
     }
-    for_each_piece(e, [&](index_t f, bool left, int cell, int qf, Real piece) {
+    for_each_piece(e, [&](index_t f, bool left, int cell, int slot, int qf, Real piece) {
       const bool shared = shared_piece(f, left);
       const Real sign = left ? Real(1) : Real(-1), beta_f = face_share(fc, beta, f);
       for (int v = 0; v < nv; ++v) {
-        const Real hi = high[(v * nq + qf) * num_faces + f], lo = low[(v * nq + qf) * num_faces + f];
+        const Real hi = high[(v * nq + qf) * num_faces + f], lo = low[(v * ns + slot) * num_faces + f];
         low_update[v][cell] += sign * piece * (shared ? lo : beta_f < Real(1) ? lo + beta_f * (hi - lo) : hi);
       }
     });
@@ -744,14 +858,14 @@ struct SubcellBoundedBlend {
     // The dual faces are prelimited except in a shear layer (shear_velocity_range) of an element that does not
     // blend.
     const bool prelimit_dual = beta_e < Real(1) || !in_shear_layer(mean, gamma);
-    auto other_mean = [&](index_t f, bool left, int cell, int qf) {  // the density beyond an edge piece
-      return fc.right[f] != no_element ? side[((left ? 1 : 0) * nq + qf) * num_faces + f] : mean[euler::density][cell];
+    auto other_mean = [&](index_t f, bool left, int cell, int slot) {  // the density beyond an edge piece
+      return fc.right[f] != no_element ? side[((left ? 1 : 0) * ns + slot) * num_faces + f] : mean[euler::density][cell];
     };
-    for_each_piece(e, [&](index_t f, bool left, int cell, int qf, Real piece) {
+    for_each_piece(e, [&](index_t f, bool left, int cell, int slot, int qf, Real piece) {
       if (!shared_piece(f, left)) return;
       const Real sign = left ? Real(1) : Real(-1), hi = high[(euler::density * nq + qf) * num_faces + f],
-                 lo = low[(euler::density * nq + qf) * num_faces + f];
-      if (downhill(mean[euler::density][cell], other_mean(f, left, cell, qf), sign * (hi - lo))) return;
+                 lo = low[(euler::density * ns + slot) * num_faces + f];
+      if (downhill(mean[euler::density][cell], other_mean(f, left, cell, slot), sign * (hi - lo))) return;
       add(cell, -per_area(cell) * face_share(fc, beta, f) * sign * piece * (hi - lo));
     });
     for (int d = 0; d < num_dual_faces; ++d) {
@@ -770,14 +884,14 @@ struct SubcellBoundedBlend {
       for (int v = 0; v < nv; ++v) x[v] = low_update[v][cell];
       return bounded_cell_share(x, -Real(faces_of[cell]) * per_area(cell), start, share_up[cell], share_down[cell], anti, gamma);
     };
-    for_each_piece(e, [&](index_t f, bool left, int cell, int qf, Real piece) {
+    for_each_piece(e, [&](index_t f, bool left, int cell, int slot, int qf, Real piece) {
       if (!shared_piece(f, left)) return;
       const Real sign = left ? Real(1) : Real(-1);
       Real anti[nv];
       for (int v = 0; v < nv; ++v)
-        anti[v] = sign * piece * (high[(v * nq + qf) * num_faces + f] - low[(v * nq + qf) * num_faces + f]);
-      factor[((left ? 0 : 1) * nq + qf) * num_faces + f] =
-          downhill(mean[euler::density][cell], other_mean(f, left, cell, qf), anti[euler::density]) ? Real(0)
+        anti[v] = sign * piece * (high[(v * nq + qf) * num_faces + f] - low[(v * ns + slot) * num_faces + f]);
+      factor[((left ? 0 : 1) * ns + slot) * num_faces + f] =
+          downhill(mean[euler::density][cell], other_mean(f, left, cell, slot), anti[euler::density]) ? Real(0)
                                                                                                    : cell_share(cell, face_share(fc, beta, f), anti);
     });
     Real dual_outflow[nv][nm];
@@ -833,7 +947,7 @@ struct SubcellBoundedBlend {
             piece[j][l] = b.fc.length[f] * b.t.face_weight[qf] / Real(2), sign[j][l] = is_left ? Real(1) : Real(-1);
             beta_f[j][l] = share;
             for (int v = 0; v < nv; ++v)
-              hi[v][j][l] = b.high[(v * nq + qf) * b.num_faces + f], lo[v][j][l] = b.low[(v * nq + qf) * b.num_faces + f];
+              hi[v][j][l] = b.high[(v * nq + qf) * b.num_faces + f], lo[v][j][l] = b.low[(v * ns + qf) * b.num_faces + f];
           }
         }
     }
@@ -841,6 +955,16 @@ struct SubcellBoundedBlend {
 
   void lanes_of(const index_t* items, int count) const {
     constexpr int W = cpu_list_lanes, nd = num_dual_faces > 0 ? num_dual_faces : 1;
+    // The lanes hold the face points' pieces of conforming faces: a block with an element beside a hanging face
+    // goes one element at a time (the same operations, so the same values).
+    if (touching != nullptr) {
+      bool any = false;
+      for (int l = 0; l < count; ++l) any = any || touching[items[l]] != 0;
+      if (any) {
+        for (int l = 0; l < count; ++l) (*this)(items[l]);
+        return;
+      }
+    }
     index_t e[W];
     for (int l = 0; l < W; ++l) e[l] = items[l < count ? l : count - 1];
     if (rates) {
@@ -888,7 +1012,7 @@ struct SubcellBoundedBlend {
     alignas(64) Real beyond[np][W];
     for (int j = 0; j < np; ++j)
       for (int l = 0; l < W; ++l)
-        beyond[j][l] = p.beyond[j][l] != Real(0) ? side[((p.left[j][l] ? 1 : 0) * nq + p.point[j][l]) * num_faces + p.face[j][l]]
+        beyond[j][l] = p.beyond[j][l] != Real(0) ? side[((p.left[j][l] ? 1 : 0) * ns + p.point[j][l]) * num_faces + p.face[j][l]]
                                                   : mean[euler::density][s.face_point_cell[j]][l];
     for (int j = 0; j < np; ++j) {
       const int cell = s.face_point_cell[j];
@@ -1024,7 +1148,7 @@ struct SubcellBoundedBlend {
       }
       for (int l = 0; l < count; ++l)
         if (p.shared[j][l] != Real(0))
-          factor[((p.left[j][l] ? 0 : 1) * nq + p.point[j][l]) * num_faces + p.face[j][l]] = value[l];
+          factor[((p.left[j][l] ? 0 : 1) * ns + p.point[j][l]) * num_faces + p.face[j][l]] = value[l];
     }
     alignas(64) Real dual_outflow[nv][nm][W];
     for (int v = 0; v < nv; ++v)
@@ -1072,10 +1196,10 @@ struct SubcellBoundedBlend {
         Real a = p.beta_f[j][l];
         if (p.shared[j][l] != Real(0)) {
           const index_t f = p.face[j][l];
-          const Real mine = factor[((p.left[j][l] ? 0 : 1) * nq + p.point[j][l]) * num_faces + f];
+          const Real mine = factor[((p.left[j][l] ? 0 : 1) * ns + p.point[j][l]) * num_faces + f];
           a = mine < a ? mine : a;
           if (p.beyond[j][l] != Real(0)) {
-            const Real theirs = factor[((p.left[j][l] ? 1 : 0) * nq + p.point[j][l]) * num_faces + f];
+            const Real theirs = factor[((p.left[j][l] ? 1 : 0) * ns + p.point[j][l]) * num_faces + f];
             a = theirs < a ? theirs : a;
           }
         }
@@ -1113,20 +1237,20 @@ struct SubcellBoundedBlend {
     Real outflow[nv][nm];
     for (int v = 0; v < nv; ++v)
       for (int cell = 0; cell < nm; ++cell) outflow[v][cell] = rhs[(v * nm + cell) * n + e];
-    for_each_piece(e, [&](index_t f, bool left, int cell, int qf, Real piece) {
+    for_each_piece(e, [&](index_t f, bool left, int cell, int slot, int qf, Real piece) {
       const bool shared = shared_piece(f, left);
       const Real sign = left ? Real(1) : Real(-1), beta_f = face_share(fc, beta, f);
       Real a = beta_f;
       if (shared) {
-        const Real mine = factor[((left ? 0 : 1) * nq + qf) * num_faces + f];
+        const Real mine = factor[((left ? 0 : 1) * ns + slot) * num_faces + f];
         a = mine < a ? mine : a;
         if (fc.right[f] != no_element) {
-          const Real theirs = factor[((left ? 1 : 0) * nq + qf) * num_faces + f];
+          const Real theirs = factor[((left ? 1 : 0) * ns + slot) * num_faces + f];
           a = theirs < a ? theirs : a;
         }
       }
       for (int v = 0; v < nv; ++v) {
-        const Real hi = high[(v * nq + qf) * num_faces + f], lo = low[(v * nq + qf) * num_faces + f];
+        const Real hi = high[(v * nq + qf) * num_faces + f], lo = low[(v * ns + slot) * num_faces + f];
         outflow[v][cell] += sign * piece * (shared || beta_f < Real(1) ? lo + a * (hi - lo) : hi);
       }
     });
@@ -1193,9 +1317,9 @@ struct SubcellBoundedBlend {
       hi[a] = mean[euler::density][b] > hi[a] ? mean[euler::density][b] : hi[a];
       hi[b] = mean[euler::density][a] > hi[b] ? mean[euler::density][a] : hi[b];
     }
-    for_each_piece(e, [&](index_t f, bool left, int cell, int qf, Real) {
+    for_each_piece(e, [&](index_t f, bool left, int cell, int slot, int, Real) {
       if (fc.right[f] == no_element) return;
-      const Real rho = side[((left ? 1 : 0) * nq + qf) * num_faces + f];
+      const Real rho = side[((left ? 1 : 0) * ns + slot) * num_faces + f];
       hi[cell] = rho > hi[cell] ? rho : hi[cell];
     });
     for (int v = 0; v < nv; ++v)

@@ -475,20 +475,22 @@ class EulerDG {
             flag_troubled_cells(c);
           troubled = troubled_.data();
         }
-        launch(k_, BlendingShares<P, Real>{k_, gamma_, Real(blending_alpha_min), blend_alpha_max_, c, d_.tables, touching,
-                                           troubled, blend_alpha_.data(), subcell_bounds_});
+        launch(k_, BlendingShares<P, Real>{k_, gamma_, Real(blending_alpha_min), blend_alpha_max_, c, d_.tables, troubled,
+                                           blend_alpha_.data(), subcell_bounds_});
       }
-      launch(k_, SmoothShares<Real>{mesh_.view().element_neighbors, touching, blend_alpha_.data(), blend_beta_.data()});
+      launch(k_, SmoothShares<Real>{mesh_.view().element_neighbors, mesh_.view().element_half_neighbors, blend_alpha_.data(),
+                                    blend_beta_.data()});
     }
     const std::uint8_t* bounded = subcell_bounds_ ? blend_bounded_.data() : nullptr;
-    const index_t* element_faces = mesh_.view().element_faces;
+    const index_t *element_faces = mesh_.view().element_faces, *element_half_faces = mesh_.view().element_half_faces;
     if (form_shares) {
       if (subcell_bounds_)
-        launch(k_, BoundedElements<Real>{mesh_.view().element_neighbors, touching, troubled_cells_only_ && !fixed_shares_ ? troubled_.data() : nullptr,
-                                         blend_beta_.data(), blend_bounded_.data()});
+        launch(k_, BoundedElements<Real>{mesh_.view().element_neighbors, mesh_.view().element_half_neighbors,
+                                         troubled_cells_only_ && !fixed_shares_ ? troubled_.data() : nullptr, blend_beta_.data(),
+                                         blend_bounded_.data()});
       // The passes below run over these lists alone, kept for the step's other stages with the shares.
       select_work(blend_face_list, nf, FaceBlends<Real>{fc, blend_beta_.data(), bounded});
-      select_work(blend_element_list, k_, ElementBlends<Real>{fc, element_faces, blend_beta_.data(), bounded});
+      select_work(blend_element_list, k_, ElementBlends<Real>{fc, element_faces, element_half_faces, blend_beta_.data(), bounded});
       if (subcell_bounds_) select_work(bounded_element_list, k_, ElementBounded{bounded});
     }
     launch_listed(blend_face_list, nf,
@@ -497,12 +499,12 @@ class EulerDG {
                                                           subcell_bounds_ ? blend_side_.data() : nullptr});
     launch_listed(blend_element_list, k_,
                   SubcellBlend<P, Real, F>{k_, nf, gamma_, c, out, d_.tables, d_.subcells, mesh_.view().geometry, fc, element_faces,
-                                           blend_beta_.data(), blend_high_.data(), blend_low_.data(), bounded});
+                                           blend_beta_.data(), blend_high_.data(), blend_low_.data(), bounded, element_half_faces});
     if (!subcell_bounds_) return;
     auto bounded_blend = [&](bool rates) {
       return SubcellBoundedBlend<P, Real>{k_, nf, gamma_, c, out, element_faces, blend_beta_.data(), bounded, d_.tables,
                                           d_.subcells, mesh_.view().geometry, fc, blend_high_.data(), blend_low_.data(),
-                                          blend_side_.data(), blend_factor_.data(), clock + clock_step, rates};
+                                          blend_side_.data(), blend_factor_.data(), clock + clock_step, rates, element_half_faces, touching};
     };
     for (const bool rates : {false, true}) launch_listed(bounded_element_list, k_, bounded_blend(rates));
     if (subcell_repair_) launch_listed(bounded_element_list, k_, SubcellRepair<P, Real>{bounded_blend(true)});
@@ -527,15 +529,15 @@ class EulerDG {
   /// The blend's work arrays for the present mesh (grown, never shrunk), and its hanging-face flags.
   void size_blending() {
     const std::size_t face_values = std::size_t(nv) * face_points(P) * mesh_.num_faces();
+    const std::size_t piece_values = std::size_t(subcell_face_slots(P)) * mesh_.num_faces();  // for_each_edge_piece's slots
     fit(blend_alpha_, k_, "the subcell blend's shares"), fit(blend_beta_, k_, "the subcell blend's shares");
     forall(backend_, k_, SetAll<Real>{blend_beta_.data(), Real(1)});  // what an output before the first step shows
     if (troubled_cells_only_) {
       fit(troubled_, k_, "troubled-cell flags");
       if (backend_ == Backend::cpu) fit(kxrcf_sums_, 4 * std::size_t(mesh_.num_faces()), "the KXRCF face sums");
     }
-    fit(blend_high_, face_values, "the subcell blend's face fluxes"), fit(blend_low_, face_values, "the subcell blend's face fluxes");
+    fit(blend_high_, face_values, "the subcell blend's face fluxes"), fit(blend_low_, nv * piece_values, "the subcell blend's face fluxes");
     if (subcell_bounds_) {
-      const std::size_t piece_values = std::size_t(face_points(P)) * mesh_.num_faces();
       fit(blend_bounded_, k_, "the subcell bounds' element flags");
       forall(backend_, k_, SetAll<std::uint8_t>{blend_bounded_.data(), std::uint8_t(0)});  // what an output before the first step shows
       fit(blend_side_, 2 * piece_values, "the subcell bounds' face densities");
@@ -548,7 +550,7 @@ class EulerDG {
       const Faces<Real> fc = faces();
       const std::uint8_t* bounded = blend_bounded_.data();
       const std::size_t bytes = std::max({select_scratch_bytes(backend_, mesh_.num_faces(), FaceBlends<Real>{fc, nullptr, bounded}),
-                                          select_scratch_bytes(backend_, k_, ElementBlends<Real>{fc, nullptr, nullptr, bounded}),
+                                          select_scratch_bytes(backend_, k_, ElementBlends<Real>{fc, nullptr, nullptr, nullptr, bounded}),
                                           select_scratch_bytes(backend_, k_, ElementBounded{bounded}), std::size_t(1)});
       fit(blend_select_scratch_, bytes, "the subcell blend's selection storage");
     }
@@ -872,6 +874,10 @@ class EulerDG {
     subcell_face_cell_.assign(sub.face_point_cell.begin(), sub.face_point_cell.end());
     subcell_dual_basis_ = convert(sub.dual_face_basis);
     subcell_dual_flux_ = convert(sub.dual_flux_from_outflow);
+    subcell_hanging_count_.assign(sub.hanging_count.begin(), sub.hanging_count.end());
+    subcell_hanging_point_.assign(sub.hanging_point.begin(), sub.hanging_point.end());
+    subcell_hanging_coarse_.assign(sub.hanging_coarse.begin(), sub.hanging_coarse.end());
+    subcell_hanging_length_ = convert(sub.hanging_length);
   }
 
   void require_cpu(const char* what) const {
@@ -1060,6 +1066,10 @@ class EulerDG {
     visit(subcell_face_cell_, "subcell faces", d_.subcells.face_point_cell);
     visit(subcell_dual_basis_, "subcell dual-face basis", d_.subcells.dual_face_basis);
     visit(subcell_dual_flux_, "subcell dual-face fluxes", d_.subcells.dual_flux_from_outflow);
+    visit(subcell_hanging_count_, "subcell hanging-face pieces", d_.subcells.hanging_count);
+    visit(subcell_hanging_point_, "subcell hanging-face pieces", d_.subcells.hanging_point);
+    visit(subcell_hanging_coarse_, "subcell hanging-face pieces", d_.subcells.hanging_coarse);
+    visit(subcell_hanging_length_, "subcell hanging-face pieces", d_.subcells.hanging_length);
   }
 
   /// A boundary functor that holds only values travels to the device as it is.
@@ -1205,8 +1215,8 @@ class EulerDG {
   std::vector<Real> positivity_reach_;  // [check points][2][modes] positivity_reach
   std::vector<Real> taylor_from_modes_, degree_part_;  // TriangleOperators' limiter tables
   std::vector<Real> subcell_average_, subcell_modes_, subcell_area_, subcell_normal_, subcell_dual_basis_,
-      subcell_dual_flux_;  // SubcellOperators
-  std::vector<std::int32_t> subcell_pairs_, subcell_face_cell_;
+      subcell_dual_flux_, subcell_hanging_length_;  // SubcellOperators
+  std::vector<std::int32_t> subcell_pairs_, subcell_face_cell_, subcell_hanging_count_, subcell_hanging_point_, subcell_hanging_coarse_;
   Real positivity_epsilon_ = Real(0);
   Limiter limiter_ = Limiter::none;
   Real moment_theta_ = Real(2);

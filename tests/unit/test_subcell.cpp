@@ -80,6 +80,42 @@ TEST(SubcellOperators, CellsTileTheTriangleCloseOnTheirFacePiecesAndDetermineThe
   }
 }
 
+TEST(SubcellOperators, HangingFacePiecesTileBothSidesPieces) {
+  // On each half of a coarse edge the pieces lie in order, tile the fine face, and each lies in the pieces of the
+  // face points they name: their lengths add up to each fine point's weight and, over both halves, to each coarse
+  // point's, so that each cell's pieces cover its part of the edge (a uniform flow stays uniform).
+  for (int p = 0; p <= basis::max_order; ++p) {
+    const dg::SubcellOperators ops = dg::subcell_operators(p);
+    const int nq = p + 1, ns = dg::subcell_face_slots(p);
+    const quad::Rule gauss = quad::gauss_legendre(nq);
+    std::vector<double> coarse(nq, 0.0);
+    for (int half = 0; half < 2; ++half) {
+      const int count = ops.hanging_count[half];
+      EXPECT_GE(count, nq) << "p = " << p;
+      EXPECT_LE(count, ns) << "p = " << p;
+      std::vector<double> fine(nq, 0.0);
+      double total = 0, position = half / 2.0;  // along the coarse edge
+      for (int j = 0; j < count; ++j) {
+        const int q = ops.hanging_point[half * ns + j], i = ops.hanging_coarse[half * ns + j];
+        const double length = ops.hanging_length[half * ns + j];
+        EXPECT_GT(length, 1e-9) << "p = " << p;
+        // Its middle lies in the fine point's piece and in the coarse point's.
+        const double middle = position + length / 4;
+        EXPECT_LE(std::abs(middle - (half + (1 + gauss.r[q]) / 2) / 2), gauss.w[q] / 8 + 1e-14) << "p = " << p;
+        EXPECT_LE(std::abs(middle - (1 + gauss.r[i]) / 2), gauss.w[i] / 4 + 1e-14) << "p = " << p;
+        if (j > 0) {  // in order along the edge (the rule need not list its points so)
+          EXPECT_GE(gauss.r[q], gauss.r[ops.hanging_point[half * ns + j - 1]]);
+          EXPECT_GE(gauss.r[i], gauss.r[ops.hanging_coarse[half * ns + j - 1]]);
+        }
+        fine[q] += length, coarse[i] += length / 2, total += length, position += length / 2;
+      }
+      EXPECT_NEAR(total, 1.0, 1e-14) << "p = " << p;
+      for (int q = 0; q < nq; ++q) EXPECT_NEAR(fine[q], gauss.w[q] / 2, 1e-14) << "p = " << p << ", fine point " << q;
+    }
+    for (int i = 0; i < nq; ++i) EXPECT_NEAR(coarse[i], gauss.w[i] / 2, 1e-14) << "p = " << p << ", coarse point " << i;
+  }
+}
+
 /// The unit square in 6 x 6 squares of two triangles, inner vertices moved at random by up to a fifth of a
 /// square, one boundary group.
 Mesh jittered_square() {
@@ -383,7 +419,8 @@ void expect_bounded_blend_lanes_as_single_elements() {
   const index_t count = index_t(list.size());
   using Blend = dg::SubcellBoundedBlend<P, double>;
   ASSERT_NE(count % Blend::cpu_list_lanes, 0) << "a short last block";
-  std::vector<double> high(std::size_t(nv) * nq * nf), low(high.size()), side(2 * std::size_t(nq) * nf);
+  constexpr int ns = dg::subcell_face_slots(P);
+  std::vector<double> high(std::size_t(nv) * nq * nf), low(std::size_t(nv) * ns * nf), side(2 * std::size_t(ns) * nf);
   for (double& h : high) h = 10 * unit(rng);
   for (double& l : low) l = 10 * unit(rng);
   for (double& s : side) s = 3 + 2 * unit(rng);
@@ -392,7 +429,7 @@ void expect_bounded_blend_lanes_as_single_elements() {
   const dg::TriangleOperators op = dg::triangle_operators(P);
   const dg::Tables<double> t = reference_tables(op);
   const double step = 2e-3;
-  std::vector<double> rhs_lanes = rate, rhs_single = rate, factor_lanes(2 * std::size_t(nq) * nf, -1.0),
+  std::vector<double> rhs_lanes = rate, rhs_single = rate, factor_lanes(2 * std::size_t(ns) * nf, -1.0),
                       factor_single = factor_lanes;
   auto blend = [&](std::vector<double>& rhs, std::vector<double>& factor, bool rates) {
     return Blend{k, nf, gamma_air, c.data(), rhs.data(), view.element_faces, beta.data(), bounded.data(), t, s,
@@ -408,7 +445,7 @@ void expect_bounded_blend_lanes_as_single_elements() {
   // The bounds acted: some pieces' shares are cut below their face's, some kept.
   int cut = 0, kept = 0;
   for (index_t f = 0; f < nf; ++f)
-    for (int i = 0; i < 2 * nq; ++i) {
+    for (int i = 0; i < 2 * ns; ++i) {
       const double a = factor_single[std::size_t(i) * nf + f];
       if (a < 0) continue;  // not written: no bounded element on that side
       (a < dg::face_share(view.faces, beta.data(), f) ? cut : kept) += 1;
@@ -440,7 +477,8 @@ void expect_repair_within_bounds() {
   std::uniform_real_distribution<double> unit(-1, 1);
   const std::vector<double> c = jumping_state<P>(k, rng, 0.05);
   std::vector<double> rhs(c.size());
-  std::vector<double> beta(k, 0.5), high(std::size_t(nv) * nq * nf), low(high.size()), side(2 * std::size_t(nq) * nf),
+  constexpr int ns = dg::subcell_face_slots(P);
+  std::vector<double> beta(k, 0.5), high(std::size_t(nv) * nq * nf), low(std::size_t(nv) * ns * nf), side(2 * std::size_t(ns) * nf),
       factor(side.size());
   std::vector<std::uint8_t> bounded(k, 1);
   for (double& x : side) x = 3 + 2 * unit(rng);
@@ -473,7 +511,7 @@ void expect_repair_within_bounds() {
       for (int q = 0; q < nq; ++q) {
         const int qf = left ? q : nq - 1 - q;
         const int cell = ops.face_point_cell[j * nq + q];
-        hi[cell] = std::max(hi[cell], side[std::size_t((left ? 1 : 0) * nq + qf) * nf + f]);
+        hi[cell] = std::max(hi[cell], side[std::size_t((left ? 1 : 0) * ns + qf) * nf + f]);
       }
     }
     // Within the bounds (no change): nothing to repair.
