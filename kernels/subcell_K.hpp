@@ -118,29 +118,34 @@ template <int P, class Real, class Visit>
 KEMPE_HD void for_each_edge_piece(const Faces<Real>& fc, const SubcellTables<Real>& s, const Real* face_weight, const index_t* element_faces,
                                   const index_t* element_half_faces, index_t e, Visit&& visit) {
   constexpr int nq = face_points(P), ns = edge_piece_slots<P>;
-  auto hanging = [&](index_t f, int k, bool left) {
-    const bool coarse_left = fc.left_half[f] != whole_edge;
-    const bool coarse = left == coarse_left;
-    const int half = (coarse_left ? fc.left_half[f] : fc.right_half[f]) - first_half;
-    for (int j = 0; j < s.hanging_count[half]; ++j) {
-      const int along = s.hanging_point[half * ns + j], coarse_point = s.hanging_coarse[half * ns + j];
-      // The fine side's points run against the coarse side's along their shared edge.
-      const int cell = s.face_point_cell[k * nq + (coarse ? coarse_point : nq - 1 - along)];
-      visit(EdgePiece{f, left, cell, j, coarse_left ? along : nq - 1 - along}, fc.length[f] * s.hanging_length[half * ns + j]);
-    }
-  };
+  // One call of visit (inlined once per caller: two would double the passes' code and their compile time).
   for (int k = 0; k < 3; ++k) {
-    const index_t f = element_faces[3 * e + k];
-    const bool left = fc.left[f] == e;
-    if (is_hanging(fc, f)) {
-      hanging(f, k, left);
-      const index_t second = element_half_faces == nullptr ? no_element : element_half_faces[3 * e + k];
-      if (second != no_element) hanging(second, k, fc.left[second] == e);
-      continue;
-    }
-    for (int q = 0; q < nq; ++q) {
-      const int qf = left ? q : nq - 1 - q;  // the face's own point order runs along its left element
-      visit(EdgePiece{f, left, s.face_point_cell[k * nq + q], qf, qf}, fc.length[f] * face_weight[qf] / Real(2));
+    const index_t second = element_half_faces == nullptr ? no_element : element_half_faces[3 * e + k];
+    for (int part = 0; part < 2; ++part) {  // a split edge's two faces, else its one
+      const index_t f = part == 0 ? element_faces[3 * e + k] : second;
+      if (f == no_element) break;
+      const bool left = fc.left[f] == e, hanging = is_hanging(fc, f);
+      const bool coarse_left = hanging && fc.left_half[f] != whole_edge, coarse = hanging && left == coarse_left;
+      const int half = hanging ? (coarse_left ? fc.left_half[f] : fc.right_half[f]) - first_half : 0;
+      const int count = hanging ? s.hanging_count[half] : nq;
+      for (int j = 0; j < ns; ++j) {
+        if (j >= count) break;
+        int cell, slot, point;
+        Real length;
+        if (hanging) {
+          const int along = s.hanging_point[half * ns + j], coarse_point = s.hanging_coarse[half * ns + j];
+          // The fine side's points run against the coarse side's along their shared edge.
+          cell = s.face_point_cell[k * nq + (coarse ? coarse_point : nq - 1 - along)];
+          slot = j, point = coarse_left ? along : nq - 1 - along;
+          length = fc.length[f] * s.hanging_length[half * ns + j];
+        } else {
+          const int qf = left ? j : nq - 1 - j;  // the face's own point order runs along its left element
+          cell = s.face_point_cell[k * nq + j];
+          slot = point = qf;
+          length = fc.length[f] * face_weight[qf] / Real(2);
+        }
+        visit(EdgePiece{f, left, cell, slot, point}, length);
+      }
     }
   }
 }
@@ -405,51 +410,41 @@ struct SubcellFaceFluxes {
     }
   }
 
+  /// On a hanging face (an interior face) both sides' traces are evaluated at the fine side's points (the coarse
+  /// side's from its basis on the half of its edge), and the finite volumes' flux at each piece
+  /// (for_each_edge_piece's order) is that of the two cells that own it, the traces those of the face point it
+  /// lies in. One loop for both kinds of face, each flux formed at one place in the code: written twice, the
+  /// numerical fluxes' code doubled and with it the compile time.
   KEMPE_HD void operator()(index_t f) const {
     const Faces<Real>& fc = integrals.fc;
-    if (is_hanging(fc, f)) {
-      hanging(f);
-      return;
-    }
     const index_t r = fc.right[f];
+    const bool hanging = is_hanging(fc, f);
     const int kl = fc.left_local[f], kr = r == no_element ? kl : fc.right_local[f];
-    const Real* basis_l = integrals.t.face_basis + kl * nq * nm;
-    const Real* basis_r = integrals.t.face_basis + kr * nq * nm;
-    for (int q = 0; q < nq; ++q) {
-      Real ul[nv], ur[nv], al[nv], ar[nv];
-      states(f, q, basis_l, basis_r, s.face_point_cell[kl * nq + q], s.face_point_cell[kr * nq + (nq - 1 - q)], ul, ur, al, ar);
-      Real fh[nv], fl[nv];
-      integrals.point_flux(f, q, ul, ur, fh);
-      low_flux(f, q, ul, ur, al, ar, fl);
-      for (int v = 0; v < nv; ++v) high[(v * nq + q) * num_faces + f] = fh[v];
-      store_low(f, q, fl, al[euler::density], ar[euler::density]);
-    }
-  }
-
-  /// A hanging face (an interior face): the DG flux at its points, both sides' traces there (the coarse side's
-  /// from its basis on the half of its edge), and the finite volumes' at each of its pieces, between the two
-  /// cells that own the piece (for_each_edge_piece's order), the traces those of the face point it lies in.
-  KEMPE_HD void hanging(index_t f) const {
-    const Faces<Real>& fc = integrals.fc;
-    const int kl = fc.left_local[f], kr = fc.right_local[f];
     const Real* basis_l = side_basis<P>(integrals.t.face_basis, integrals.t.face_half_basis, kl, fc.half(f, 0));
-    const Real* basis_r = side_basis<P>(integrals.t.face_basis, integrals.t.face_half_basis, kr, fc.half(f, 1));
-    for (int q = 0; q < nq; ++q) {
-      Real ul[nv], ur[nv], al[nv], ar[nv], fh[nv];
-      states(f, q, basis_l, basis_r, 0, 0, ul, ur, al, ar);
-      integrals.point_flux(f, q, ul, ur, fh);
-      for (int v = 0; v < nv; ++v) high[(v * nq + q) * num_faces + f] = fh[v];
-    }
-    const bool coarse_left = fc.left_half[f] != whole_edge;
-    const int half = (coarse_left ? fc.left_half[f] : fc.right_half[f]) - first_half;
-    for (int j = 0; j < s.hanging_count[half]; ++j) {
-      const int along = s.hanging_point[half * ns + j], coarse_point = s.hanging_coarse[half * ns + j];
-      const int q = coarse_left ? along : nq - 1 - along;  // the face point, in the face's own order
-      // Each side's cell, by its own point numbering (the fine side's runs against the coarse side's).
-      const int cell_l = s.face_point_cell[kl * nq + (coarse_left ? coarse_point : nq - 1 - along)];
-      const int cell_r = s.face_point_cell[kr * nq + (coarse_left ? nq - 1 - along : coarse_point)];
-      Real ul[nv], ur[nv], al[nv], ar[nv], fl[nv];
-      states(f, q, basis_l, basis_r, cell_l, cell_r, ul, ur, al, ar);
+    const Real* basis_r = side_basis<P>(integrals.t.face_basis, integrals.t.face_half_basis, kr, r == no_element ? whole_edge : fc.half(f, 1));
+    const bool coarse_left = hanging && fc.left_half[f] != whole_edge;
+    const int half = hanging ? (coarse_left ? fc.left_half[f] : fc.right_half[f]) - first_half : 0;
+    const int count = hanging ? s.hanging_count[half] : nq;
+    for (int j = 0; j < ns; ++j) {
+      if (j >= nq && j >= count) break;
+      Real ul[nv], ur[nv], al[nv], ar[nv];
+      if (j < nq) {  // the DG flux at face point j (and on a conforming face its piece's means)
+        Real fh[nv];
+        states(f, j, basis_l, basis_r, s.face_point_cell[kl * nq + j], s.face_point_cell[kr * nq + (nq - 1 - j)], ul, ur, al, ar);
+        integrals.point_flux(f, j, ul, ur, fh);
+        for (int v = 0; v < nv; ++v) high[(v * nq + j) * num_faces + f] = fh[v];
+      }
+      if (j >= count) continue;
+      int q = j;  // the face point of piece j
+      if (hanging) {
+        const int along = s.hanging_point[half * ns + j], coarse_point = s.hanging_coarse[half * ns + j];
+        q = coarse_left ? along : nq - 1 - along;
+        // Each side's cell, by its own point numbering (the fine side's runs against the coarse side's).
+        const int cell_l = s.face_point_cell[kl * nq + (coarse_left ? coarse_point : nq - 1 - along)];
+        const int cell_r = s.face_point_cell[kr * nq + (coarse_left ? nq - 1 - along : coarse_point)];
+        states(f, q, basis_l, basis_r, cell_l, cell_r, ul, ur, al, ar);
+      }
+      Real fl[nv];
       low_flux(f, q, ul, ur, al, ar, fl);
       store_low(f, j, fl, al[euler::density], ar[euler::density]);
     }
