@@ -97,6 +97,20 @@ KEMPE_HD bool is_hanging(const Faces<Real>& fc, index_t f) {
   return fc.left_half != nullptr && (fc.left_half[f] != whole_edge || fc.right_half[f] != whole_edge);
 }
 
+/// Piece j of a half edge's hanging-face pieces (SubcellOperators' tables), seen from local face k of an
+/// element on the face's coarse side or not (coarse_left: the coarse element is the face's left one): the cell
+/// that owns it there and the face point of its DG flux in the face's own order.
+struct HangingPiece {
+  int cell, point;
+};
+template <int P, class Real>
+KEMPE_HD HangingPiece hanging_piece(const SubcellTables<Real>& s, int half, int j, int k, bool coarse, bool coarse_left) {
+  constexpr int nq = face_points(P), ns = edge_piece_slots<P>;
+  const int along = s.hanging_point[half * ns + j], coarse_point = s.hanging_coarse[half * ns + j];
+  // The fine side's points run against the coarse side's along their shared edge.
+  return {s.face_point_cell[k * nq + (coarse ? coarse_point : nq - 1 - along)], coarse_left ? along : nq - 1 - along};
+}
+
 /// One edge piece of an element as the blend's passes see it: its face, whether the element is the face's left
 /// one, the element's cell that owns the piece, its slot in the face arrays of the finite-volume fluxes,
 /// densities and shares ([..][subcell_face_slots][faces]; the face point on a conforming face) and the face
@@ -133,10 +147,8 @@ KEMPE_HD void for_each_edge_piece(const Faces<Real>& fc, const SubcellTables<Rea
         int cell, slot, point;
         Real length;
         if (hanging) {
-          const int along = s.hanging_point[half * ns + j], coarse_point = s.hanging_coarse[half * ns + j];
-          // The fine side's points run against the coarse side's along their shared edge.
-          cell = s.face_point_cell[k * nq + (coarse ? coarse_point : nq - 1 - along)];
-          slot = j, point = coarse_left ? along : nq - 1 - along;
+          const HangingPiece b = hanging_piece<P>(s, half, j, k, coarse, coarse_left);
+          cell = b.cell, slot = j, point = b.point;
           length = fc.length[f] * s.hanging_length[half * ns + j];
         } else {
           const int qf = left ? j : nq - 1 - j;  // the face's own point order runs along its left element
@@ -267,7 +279,7 @@ struct TouchesHangingFace {
     std::uint8_t any = 0;
     for (int k = 0; k < 3; ++k) {
       const index_t f = element_faces[3 * e + k];
-      if (fc.left_half[f] != whole_edge || fc.right_half[f] != whole_edge) any = 1;
+      if (is_hanging(fc, f)) any = 1;
     }
     touching[e] = any;
   }
@@ -436,13 +448,10 @@ struct SubcellFaceFluxes {
       }
       if (j >= count) continue;
       int q = j;  // the face point of piece j
-      if (hanging) {
-        const int along = s.hanging_point[half * ns + j], coarse_point = s.hanging_coarse[half * ns + j];
-        q = coarse_left ? along : nq - 1 - along;
-        // Each side's cell, by its own point numbering (the fine side's runs against the coarse side's).
-        const int cell_l = s.face_point_cell[kl * nq + (coarse_left ? coarse_point : nq - 1 - along)];
-        const int cell_r = s.face_point_cell[kr * nq + (coarse_left ? nq - 1 - along : coarse_point)];
-        states(f, q, basis_l, basis_r, cell_l, cell_r, ul, ur, al, ar);
+      if (hanging) {  // each side's cell of the piece
+        const HangingPiece on_left = hanging_piece<P>(s, half, j, kl, coarse_left, coarse_left);
+        q = on_left.point;
+        states(f, q, basis_l, basis_r, on_left.cell, hanging_piece<P>(s, half, j, kr, !coarse_left, coarse_left).cell, ul, ur, al, ar);
       }
       Real fl[nv];
       low_flux(f, q, ul, ur, al, ar, fl);
