@@ -737,7 +737,7 @@ struct SubcellBoundedBlend {
   Geometry<Real> g;
   Faces<Real> fc;
   const Real *high, *low, *side;  ///< SubcellFaceFluxes'
-  Real* factor;                   ///< [2 sides][face points][faces] each edge piece's share on each side
+  Real* factor;                   ///< [2 sides][subcell_face_slots][faces] each edge piece's share on each side
   const Real* step;               ///< the stage's forward-Euler step dt (the clock's)
   bool rates;                     ///< false: the first pass, true: the second
   const index_t* element_half_faces = nullptr;  ///< [elements][3] or null (for_each_edge_piece)

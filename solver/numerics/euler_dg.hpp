@@ -1244,7 +1244,7 @@ class EulerDG {
   Buffer<std::int8_t> first_color_;        // [elements] each one's lowest face color (colored, CPU: FirstFaceColor)
   std::vector<bool> first_of_some_;        // [colors] whether some element's first_color_ is the color
   Buffer<std::uint8_t> blend_touching_;    // [elements] beside a hanging face
-  Buffer<Real> blend_high_, blend_low_;    // [vars][face points][faces] SubcellFaceFluxes' fluxes
+  Buffer<Real> blend_high_, blend_low_;    // SubcellFaceFluxes' fluxes: [vars][face points][faces], [vars][subcell_face_slots][faces]
   bool subcell_bounds_ = false;            // set_subcell_bounds
   bool subcell_repair_ = false;            // set_subcell_repair
   Buffer<std::uint8_t> blend_bounded_;     // [elements] BoundedElements
