@@ -6,7 +6,8 @@
 // sees no jump and the moment limiter leaves a linear state alone. The solution follows an adaptation: the
 // child matrices are exact and conservative, a linear state carries over exactly, mass is conserved, and
 // refining everything and coarsening it back returns the coefficients. The subcell blend, bounded or not, keeps a
-// free stream and conserves across hanging faces.
+// free stream and conserves across hanging faces, and the bounded blend's CPU lanes give its one-element values
+// beside them.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -239,6 +240,89 @@ TEST(AdaptedDG, TheSubcellBlendKeepsAFreeStreamAndConservesAcrossHangingFaces) {
   check_blend_across_hanging_faces<2>(walled, periodic);
   check_blend_across_hanging_faces<3>(walled, periodic);
   check_blend_across_hanging_faces<5>(walled, periodic);
+}
+
+/// The CPU's lanes of the bounded blend (SubcellBoundedBlend::lanes_of: eight listed elements at once, on the face
+/// points' pieces of conforming faces) on a mesh with hanging faces: a block that holds an element beside a
+/// hanging face runs one element at a time, the others in lanes, and either way the pieces' shares and the rates
+/// are the one-element path's bit for bit. Random fluxes and neighbour densities at every piece (all
+/// subcell_face_slots of a face), so that the bounds cut some shares; the list puts the elements away from
+/// hanging faces first, so that whole blocks of them run in lanes, then a mixed block, then blocks beside them.
+template <int P>
+void expect_bounded_lanes_on_hanging_faces(const adapt::TriangleForest& forest) {
+  constexpr int nq = P + 1, ns = dg::subcell_face_slots(P);
+  using Blend = dg::SubcellBoundedBlend<P, double>;
+  constexpr int W = Blend::cpu_list_lanes;
+  dg::DGMesh<double> tables{Backend::cpu};
+  tables.rebuild(forest);
+  const auto& view = tables.view();
+  const index_t k = tables.num_elements(), nf = tables.num_faces();
+  std::vector<std::uint8_t> touching(k);
+  forall(Backend::cpu, k, dg::TouchesHangingFace<double>{view.element_faces, view.faces, touching.data()});
+  std::mt19937 rng(90 + P);
+  std::uniform_real_distribution<double> unit(-1, 1), share(0.5, 1);
+  const std::vector<double> c = rough_state<P>(k, 13 + P);
+  std::vector<double> rate(c.size()), beta(k);
+  for (double& r : rate) r = 20 * unit(rng);
+  std::vector<std::uint8_t> bounded(k);
+  std::vector<index_t> away, beside;
+  for (index_t e = 0; e < k; ++e) {
+    beta[e] = rng() % 3 == 0 ? 1.0 : share(rng);
+    bounded[e] = rng() % 4 != 0 ? 1 : 0;
+    if (bounded[e] != 0) (touching[e] != 0 ? beside : away).push_back(e);
+  }
+  ASSERT_GE(away.size(), std::size_t(2 * W)) << "p = " << P << ": whole blocks of elements away from hanging faces";
+  ASSERT_GE(beside.size(), std::size_t(2 * W)) << "p = " << P << ": blocks of elements beside them";
+  if (away.size() % W == 0) away.pop_back();  // so that one block holds both kinds
+  std::vector<index_t> list = away;
+  list.insert(list.end(), beside.begin(), beside.end());
+  const index_t count = index_t(list.size());
+  std::vector<double> high(std::size_t(nv) * nq * nf), low(std::size_t(nv) * ns * nf), side(2 * std::size_t(ns) * nf);
+  for (double& h : high) h = 10 * unit(rng);
+  for (double& l : low) l = 10 * unit(rng);
+  for (double& x : side) x = 1 + 0.5 * unit(rng);  // about the state's density (1)
+  const dg::SubcellOperators ops = dg::subcell_operators(P);
+  dg::SubcellTables<double> s{ops.average.data(),          ops.modes_from_averages.data(), ops.cell_area.data(),
+                              ops.dual_face_normal.data(), ops.dual_face_cells.data(),     ops.face_point_cell.data(),
+                              ops.dual_face_basis.data(),  ops.dual_flux_from_outflow.data(), 1};
+  s.hanging_count = ops.hanging_count.data(), s.hanging_point = ops.hanging_point.data();
+  s.hanging_coarse = ops.hanging_coarse.data(), s.hanging_length = ops.hanging_length.data();
+  const dg::TriangleOperators op = dg::triangle_operators(P);
+  const dg::Tables<double> t{op.volume_weight.data(), op.volume_basis.data(), op.volume_grad_r.data(), op.volume_grad_s.data(),
+                             op.face_weight.data(),   op.face_abscissa.data(), op.face_basis.data(),    op.face_half_basis.data()};
+  const double step = 2e-3;
+  std::vector<double> rhs_lanes = rate, rhs_single = rate, factor_lanes(2 * std::size_t(ns) * nf, -1.0), factor_single = factor_lanes;
+  auto blend = [&](std::vector<double>& rhs, std::vector<double>& factor, bool rates) {
+    return Blend{k,           nf,          gamma_air,     c.data(),   rhs.data(),    view.element_faces, beta.data(),
+                 bounded.data(), t,         s,             view.geometry, view.faces, high.data(),        low.data(),
+                 side.data(), factor.data(), &step,        rates,      view.element_half_faces, touching.data()};
+  };
+  for (const bool rates : {false, true}) {
+    forall(Backend::cpu, count, OverList<Blend>{list.data(), &count, blend(rhs_lanes, factor_lanes, rates)});
+    const Blend one = blend(rhs_single, factor_single, rates);
+    for (const index_t e : list) one(e);
+    for (std::size_t i = 0; i < factor_lanes.size(); ++i) ASSERT_EQ(factor_lanes[i], factor_single[i]) << "p = " << P << ", share " << i;
+    for (std::size_t i = 0; i < rhs_lanes.size(); ++i) ASSERT_EQ(rhs_lanes[i], rhs_single[i]) << "p = " << P << ", value " << i;
+  }
+  // The bounds acted on both kinds of face: some pieces' shares are cut below their face's, on hanging faces too.
+  int cut = 0, cut_hanging = 0;
+  for (index_t f = 0; f < nf; ++f)
+    for (int i = 0; i < 2 * ns; ++i) {
+      const double a = factor_single[std::size_t(i) * nf + f];
+      if (a < 0 || !(a < dg::face_share(view.faces, beta.data(), f))) continue;  // not written, or not cut
+      ++cut;
+      if (dg::is_hanging(view.faces, f)) ++cut_hanging;
+    }
+  EXPECT_GT(cut, cut_hanging) << "p = " << P;
+  EXPECT_GT(cut_hanging, 0) << "p = " << P;
+}
+
+TEST(AdaptedDG, TheBoundedBlendsLanesAreItsSingleElementsBesideHangingFaces) {
+  const adapt::TriangleForest forest = hanging_forest(adapt_start(grid_mesh(8, 1.0, 0.25, 3)), 17);
+  expect_bounded_lanes_on_hanging_faces<1>(forest);
+  expect_bounded_lanes_on_hanging_faces<2>(forest);
+  expect_bounded_lanes_on_hanging_faces<3>(forest);
+  expect_bounded_lanes_on_hanging_faces<5>(forest);
 }
 
 /// A linear state: continuous, so both sides of every face, halves included, have the same trace.
