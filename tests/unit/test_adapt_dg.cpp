@@ -24,6 +24,7 @@
 #include "kernels/child_transfer.hpp"
 #include "kernels/quadrature.hpp"
 #include "kernels/triangle.hpp"
+#include "subcell_lanes.hpp"
 
 namespace kempe {
 namespace {
@@ -276,7 +277,6 @@ void expect_bounded_lanes_on_hanging_faces(const adapt::TriangleForest& forest) 
   if (away.size() % W == 0) away.pop_back();  // so that one block holds both kinds
   std::vector<index_t> list = away;
   list.insert(list.end(), beside.begin(), beside.end());
-  const index_t count = index_t(list.size());
   std::vector<double> high(std::size_t(nv) * nq * nf), low(std::size_t(nv) * ns * nf), side(2 * std::size_t(ns) * nf);
   for (double& h : high) h = 10 * unit(rng);
   for (double& l : low) l = 10 * unit(rng);
@@ -291,24 +291,18 @@ void expect_bounded_lanes_on_hanging_faces(const adapt::TriangleForest& forest) 
   const dg::Tables<double> t{op.volume_weight.data(), op.volume_basis.data(), op.volume_grad_r.data(), op.volume_grad_s.data(),
                              op.face_weight.data(),   op.face_abscissa.data(), op.face_basis.data(),    op.face_half_basis.data()};
   const double step = 2e-3;
-  std::vector<double> rhs_lanes = rate, rhs_single = rate, factor_lanes(2 * std::size_t(ns) * nf, -1.0), factor_single = factor_lanes;
-  auto blend = [&](std::vector<double>& rhs, std::vector<double>& factor, bool rates) {
+  std::vector<double> factor(2 * std::size_t(ns) * nf, -1.0);
+  auto blend = [&](std::vector<double>& rhs, std::vector<double>& shares, bool rates) {
     return Blend{k,           nf,          gamma_air,     c.data(),   rhs.data(),    view.element_faces, beta.data(),
                  bounded.data(), t,         s,             view.geometry, view.faces, high.data(),        low.data(),
-                 side.data(), factor.data(), &step,        rates,      view.element_half_faces, touching.data()};
+                 side.data(), shares.data(), &step,        rates,      view.element_half_faces, touching.data()};
   };
-  for (const bool rates : {false, true}) {
-    forall(Backend::cpu, count, OverList<Blend>{list.data(), &count, blend(rhs_lanes, factor_lanes, rates)});
-    const Blend one = blend(rhs_single, factor_single, rates);
-    for (const index_t e : list) one(e);
-    for (std::size_t i = 0; i < factor_lanes.size(); ++i) ASSERT_EQ(factor_lanes[i], factor_single[i]) << "p = " << P << ", share " << i;
-    for (std::size_t i = 0; i < rhs_lanes.size(); ++i) ASSERT_EQ(rhs_lanes[i], rhs_single[i]) << "p = " << P << ", value " << i;
-  }
+  ASSERT_NO_FATAL_FAILURE(test::expect_lanes_as_single_elements<Blend>(list, rate, factor, blend, P));
   // The bounds acted on both kinds of face: some pieces' shares are cut below their face's, on hanging faces too.
   int cut = 0, cut_hanging = 0;
   for (index_t f = 0; f < nf; ++f)
     for (int i = 0; i < 2 * ns; ++i) {
-      const double a = factor_single[std::size_t(i) * nf + f];
+      const double a = factor[std::size_t(i) * nf + f];
       if (a < 0 || !(a < dg::face_share(view.faces, beta.data(), f))) continue;  // not written, or not cut
       ++cut;
       if (dg::is_hanging(view.faces, f)) ++cut_hanging;

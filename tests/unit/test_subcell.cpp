@@ -21,6 +21,7 @@
 #include "mesh/generators.hpp"
 #include "shock_tubes.hpp"
 #include "solver/numerics/euler_dg.hpp"
+#include "subcell_lanes.hpp"
 
 namespace kempe {
 namespace {
@@ -416,9 +417,8 @@ void expect_bounded_blend_lanes_as_single_elements() {
     bounded[e] = rng() % 4 != 0 ? 1 : 0;
     if (bounded[e] != 0) list.push_back(e);
   }
-  const index_t count = index_t(list.size());
   using Blend = dg::SubcellBoundedBlend<P, double>;
-  ASSERT_NE(count % Blend::cpu_list_lanes, 0) << "a short last block";
+  ASSERT_NE(list.size() % Blend::cpu_list_lanes, 0U) << "a short last block";
   constexpr int ns = dg::subcell_face_slots(P);
   std::vector<double> high(std::size_t(nv) * nq * nf), low(std::size_t(nv) * ns * nf), side(2 * std::size_t(ns) * nf);
   for (double& h : high) h = 10 * unit(rng);
@@ -429,24 +429,17 @@ void expect_bounded_blend_lanes_as_single_elements() {
   const dg::TriangleOperators op = dg::triangle_operators(P);
   const dg::Tables<double> t = reference_tables(op);
   const double step = 2e-3;
-  std::vector<double> rhs_lanes = rate, rhs_single = rate, factor_lanes(2 * std::size_t(ns) * nf, -1.0),
-                      factor_single = factor_lanes;
-  auto blend = [&](std::vector<double>& rhs, std::vector<double>& factor, bool rates) {
+  std::vector<double> factor(2 * std::size_t(ns) * nf, -1.0);
+  auto blend = [&](std::vector<double>& rhs, std::vector<double>& shares, bool rates) {
     return Blend{k, nf, gamma_air, c.data(), rhs.data(), view.element_faces, beta.data(), bounded.data(), t, s,
-                 view.geometry, view.faces, high.data(), low.data(), side.data(), factor.data(), &step, rates};
+                 view.geometry, view.faces, high.data(), low.data(), side.data(), shares.data(), &step, rates};
   };
-  for (const bool rates : {false, true}) {
-    forall(Backend::cpu, count, OverList<Blend>{list.data(), &count, blend(rhs_lanes, factor_lanes, rates)});
-    const Blend one = blend(rhs_single, factor_single, rates);
-    for (const index_t e : list) one(e);
-    for (std::size_t i = 0; i < factor_lanes.size(); ++i) ASSERT_EQ(factor_lanes[i], factor_single[i]) << "p = " << P << ", share " << i;
-    for (std::size_t i = 0; i < rhs_lanes.size(); ++i) ASSERT_EQ(rhs_lanes[i], rhs_single[i]) << "p = " << P << ", value " << i;
-  }
+  ASSERT_NO_FATAL_FAILURE(test::expect_lanes_as_single_elements<Blend>(list, rate, factor, blend, P));
   // The bounds acted: some pieces' shares are cut below their face's, some kept.
   int cut = 0, kept = 0;
   for (index_t f = 0; f < nf; ++f)
     for (int i = 0; i < 2 * ns; ++i) {
-      const double a = factor_single[std::size_t(i) * nf + f];
+      const double a = factor[std::size_t(i) * nf + f];
       if (a < 0) continue;  // not written: no bounded element on that side
       (a < dg::face_share(view.faces, beta.data(), f) ? cut : kept) += 1;
     }
