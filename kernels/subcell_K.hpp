@@ -55,6 +55,20 @@ inline ShockCapturing shock_capturing_from_name(std::string_view name) {
   return find_by_name("shock capturing", name, shock_capturings).value;
 }
 
+/// Where the repair of the bounds' overshoots (SubcellBoundedBlend::repair, solver.subcell_repair_reach) moves a
+/// subcell's excess: to any of the element's subcells below their bounds, or only to the subcell's dual-face
+/// neighbours. The first removes more of an overshoot; the second smears less where the overshoot sits at a
+/// contact next to a strong shock (Toro's tests 3 and 4, docs/theory.md).
+enum class RepairReach : std::int8_t { element, neighbours };
+inline constexpr Named<RepairReach> repair_reaches[] = {
+    {RepairReach::element, "element", "to any of the element's subcells below their bounds, in proportion to their room"},
+    {RepairReach::neighbours, "neighbours",
+     "only to the exceeding subcell's dual-face neighbours below their bounds, in proportion to their room"},
+};
+inline RepairReach repair_reach_from_name(std::string_view name) {
+  return find_by_name("subcell repair reach", name, repair_reaches).value;
+}
+
 /// The largest finite-volume share of an element by order and subcell order when the case leaves it open:
 /// higher orders have finer subcells (less diffusive finite volumes) and need more of them to stay bounded, and
 /// second-order finite volumes diffuse less than first-order ones, so a larger share of them pays. First order:
@@ -742,6 +756,7 @@ struct SubcellBoundedBlend {
   bool rates;                     ///< false: the first pass, true: the second
   const index_t* element_half_faces = nullptr;  ///< [elements][3] or null (for_each_edge_piece)
   const std::uint8_t* touching = nullptr;       ///< [elements] TouchesHangingFace's flags, or null (lanes_of)
+  RepairReach repair_reach = RepairReach::element;  ///< repair: where an excess may go
 
   static constexpr int nm = basis::num_modes(P), nq = face_points(P), ns = subcell_face_slots(P), nv = euler::num_vars;
   static constexpr int num_dual_faces = 3 * P * (P + 1) / 2;
@@ -1295,8 +1310,9 @@ struct SubcellBoundedBlend {
   /// between the two densities only where lambda >= |(m_b - m_a) . n| / |rho_b - rho_a|, which the steep
   /// profiles the corrections leave behind a strong shock break, so the limiter keeps what the low-order update
   /// left (Toro's test 5: up to 4 % of the jump above the exact state). Within the element, the excess moves to
-  /// the cells below their upper bounds, in proportion to their room and no more than it allows: a chunk of
-  /// each exceeding cell's state (its velocity and specific energy) is taken, and the pooled chunks are shared.
+  /// the cells below their upper bounds (repair_reach: any of them, or only the exceeding cell's dual-face
+  /// neighbours), in proportion to their room and no more than it allows: a chunk of each exceeding cell's state
+  /// (its velocity and specific energy) is taken, and shared (element: the pooled chunks).
   /// The element's totals stay as they are (conservative), the giving cells keep their velocity and specific
   /// energy, and the taking ones add an admissible state to theirs, whose pressure (concave and of degree one)
   /// does not fall. Only overshoots are repaired: a low-order update below the neighbourhood's least density is
@@ -1337,6 +1353,37 @@ struct SubcellBoundedBlend {
       total_excess += excess[cell], total_room += room[cell];
     }
     if (!(total_excess > Real(0)) || !(total_room > Real(0))) return false;
+    if (repair_reach == RepairReach::neighbours) {
+      // Each exceeding cell in turn gives a chunk of its state to its dual-face neighbours below their bounds, in
+      // proportion to their room and no more than it (a neighbour's room shrinks by what it took).
+      bool moved = false;
+      for (int giver = 0; giver < nm; ++giver) {
+        if (!(excess[giver] > Real(0))) continue;
+        Real near_room = Real(0), room_now[nm];
+        for (int cell = 0; cell < nm; ++cell) room_now[cell] = Real(0);
+        for (int d = 0; d < num_dual_faces; ++d) {
+          const int a = s.dual_face_cells[2 * d], b = s.dual_face_cells[2 * d + 1];
+          const int taker = a == giver ? b : b == giver ? a : -1;
+          if (taker >= 0) room_now[taker] = room[taker];
+        }
+        for (int cell = 0; cell < nm; ++cell) near_room += room_now[cell];
+        if (!(near_room > Real(0))) continue;
+        const Real mass = excess[giver] < near_room ? excess[giver] : near_room;
+        const Real taken = mass / (s.cell_area[giver] * u[euler::density][giver]);
+        for (int v = 0; v < nv; ++v) {
+          const Real chunk = taken * s.cell_area[giver] * u[v][giver];
+          u[v][giver] -= taken * u[v][giver];
+          for (int cell = 0; cell < nm; ++cell)
+            if (room_now[cell] > Real(0)) u[v][cell] += room_now[cell] / near_room * chunk / s.cell_area[cell];
+        }
+        for (int cell = 0; cell < nm; ++cell) room[cell] -= room_now[cell] / near_room * mass;
+        moved = true;
+      }
+      if (!moved) return false;
+      for (int v = 0; v < nv; ++v)
+        for (int cell = 0; cell < nm; ++cell) repaired[v][cell] = (u[v][cell] - mean[v][cell]) / dt;
+      return true;
+    }
     const Real amount = total_excess < total_room ? total_excess : total_room;
     Real pool[nv];
     for (int v = 0; v < nv; ++v) pool[v] = Real(0);

@@ -176,6 +176,7 @@ sim::SolverOptions solver_options(const cases::CaseFile& c) {
   s.subcell_order = static_cast<int>(c.integer("solver.subcell_order"));
   s.subcell_bounds = c.boolean("solver.subcell_bounds");
   s.subcell_repair = c.boolean("solver.subcell_repair");
+  s.subcell_repair_reach = dg::repair_reach_from_name(c.text("solver.subcell_repair_reach"));
   s.entropy_tolerance = c.real("solver.entropy_tolerance");
   s.density_tolerance = c.real("solver.density_tolerance");
   s.troubled_cells_only = c.boolean("solver.troubled_cells_only");

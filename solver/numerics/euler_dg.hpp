@@ -333,13 +333,16 @@ class EulerDG {
   }
   bool subcell_bounds() const { return subcell_bounds_; }
   /// Under those bounds, the repair of each stage's update where the low-order update itself leaves a subcell's
-  /// density above its bound (SubcellBoundedBlend::repair): the excess moves within the element. Off by default:
-  /// it costs the contacts beside strong shocks accuracy (docs/theory.md).
-  void set_subcell_repair(bool on) {
+  /// density above its bound (SubcellBoundedBlend::repair): the excess moves within the element, to any of its
+  /// subcells or only to the exceeding one's dual-face neighbours (`reach`). Off by default: it costs the
+  /// contacts beside strong shocks accuracy (docs/theory.md).
+  void set_subcell_repair(bool on, RepairReach reach = RepairReach::element) {
     subcell_repair_ = on;
+    repair_reach_ = reach;
     step_graph_.clear();
   }
   bool subcell_repair() const { return subcell_repair_; }
+  RepairReach subcell_repair_reach() const { return repair_reach_; }
   /// The subcell finite volumes' order, 1 or 2 (std::invalid_argument otherwise, and for 2 under bounds).
   void set_subcell_order(int order) {
     if (order < 1 || order > 2)
@@ -507,7 +510,11 @@ class EulerDG {
                                           blend_side_.data(), blend_factor_.data(), clock + clock_step, rates, element_half_faces, touching};
     };
     for (const bool rates : {false, true}) launch_listed(bounded_element_list, k_, bounded_blend(rates));
-    if (subcell_repair_) launch_listed(bounded_element_list, k_, SubcellRepair<P, Real>{bounded_blend(true)});
+    if (subcell_repair_) {
+      SubcellBoundedBlend<P, Real> repair = bounded_blend(true);
+      repair.repair_reach = repair_reach_;
+      launch_listed(bounded_element_list, k_, SubcellRepair<P, Real>{repair});
+    }
   }
   /// The blend's work lists (select_work): the faces SubcellFaceFluxes computes, the elements SubcellBlend does
   /// and the bounded ones, each in blend_lists_ at list * (elements + faces) with its count in blend_counts_.
@@ -1247,6 +1254,7 @@ class EulerDG {
   Buffer<Real> blend_high_, blend_low_;    // SubcellFaceFluxes' fluxes: [vars][face points][faces], [vars][subcell_face_slots][faces]
   bool subcell_bounds_ = false;            // set_subcell_bounds
   bool subcell_repair_ = false;            // set_subcell_repair
+  RepairReach repair_reach_ = RepairReach::element;  // set_subcell_repair
   Buffer<std::uint8_t> blend_bounded_;     // [elements] BoundedElements
   Buffer<Real> blend_side_, blend_factor_;  // SubcellFaceFluxes' cell states and SubcellBoundedBlend's shares per edge piece
   Buffer<index_t> blend_lists_, blend_counts_;  // the blend's work lists and their counts (work_list)

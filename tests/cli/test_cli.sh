@@ -331,6 +331,10 @@ YAML
     "$kempe" case check "$source_dir/cases/sod.yaml" --no-mesh --set solver.subcell_order=2 --set solver.subcell_bounds=true
   # Their repair: kept in the resolved case.
   sod_p2_keeps "subcell repair" "subcell_repair: true" shock_capturing=subcell subcell_bounds=true subcell_repair=true
+  sod_p2_keeps "subcell repair reach" "subcell_repair_reach: neighbours" shock_capturing=subcell subcell_bounds=true \
+    subcell_repair=true subcell_repair_reach=neighbours
+  expect_fail "a mistyped repair reach" "unknown value 'neighbors'; did you mean 'neighbours'?" \
+    "$kempe" case check "$source_dir/cases/sod.yaml" --no-mesh --set solver.subcell_repair_reach=neighbors
   expect_fail "a mistyped limiter" "unknown value 'entropy_filtr'; did you mean 'entropy_filter'?" \
     "$kempe" case check "$source_dir/cases/sod.yaml" --no-mesh --set solver.limiter=entropy_filtr
   # solver.curved_boundaries reaches the solver: on the bump's curved wall the entropy error differs, and the

@@ -459,9 +459,10 @@ TEST(SubcellBoundedBlend, LanesOfElementsAreTheSingleElementsBitForBit) {
 /// neighbours' and the densities beyond its edge pieces), the repaired update keeps every subcell density at or
 /// below its bound, keeps the element's totals of every conserved variable, lets no cell's density fall below
 /// its bound where it gives and none rise above it where it takes, and leaves the giving cell's velocity; an
-/// update within the bounds is not repaired.
+/// update within the bounds is not repaired. With the reach `neighbours` only the giving cell's dual-face
+/// neighbours take.
 template <int P>
-void expect_repair_within_bounds() {
+void expect_repair_within_bounds(dg::RepairReach reach) {
   constexpr int nm = basis::num_modes(P), nq = P + 1, nv = euler::num_vars;
   const JitteredSquareTables square;
   const auto& view = square.tables.view();
@@ -480,9 +481,11 @@ void expect_repair_within_bounds() {
   const dg::TriangleOperators op = dg::triangle_operators(P);
   const dg::Tables<double> t = reference_tables(op);
   const double dt = 1e-3;
-  const dg::SubcellBoundedBlend<P, double> blend{k, nf, gamma_air, c.data(), rhs.data(), view.element_faces, beta.data(),
-                                                 bounded.data(), t, s, view.geometry, view.faces, high.data(), low.data(),
-                                                 side.data(), factor.data(), &dt, true};
+  dg::SubcellBoundedBlend<P, double> blend{k, nf, gamma_air, c.data(), rhs.data(), view.element_faces, beta.data(),
+                                           bounded.data(), t, s, view.geometry, view.faces, high.data(), low.data(),
+                                           side.data(), factor.data(), &dt, true};
+  blend.repair_reach = reach;
+  const char* reach_name = reach == dg::RepairReach::neighbours ? "neighbours" : "element";
   int repaired = 0;
   for (index_t e = 0; e < k; ++e) {
     double mean[nv][nm], hi[nm];
@@ -514,6 +517,12 @@ void expect_repair_within_bounds() {
     // the excess.
     const int full = int(rng() % nm);
     for (int v = 0; v < nv; ++v) given[v][full] = 0.3 * mean[v][full] / dt;
+    bool beside_full[nm] = {};
+    for (int d = 0; d < 3 * P * (P + 1) / 2; ++d) {
+      const int a = ops.dual_face_cells[2 * d], b = ops.dual_face_cells[2 * d + 1];
+      if (a == full) beside_full[b] = true;
+      if (b == full) beside_full[a] = true;
+    }
     if (!blend.repair(e, given, rate)) continue;
     ++repaired;
     double before[nv] = {}, after[nv] = {};
@@ -533,19 +542,25 @@ void expect_repair_within_bounds() {
       } else {
         EXPECT_LE(w[euler::density], hi[cell] + tolerance) << "p = " << P << ": a taking cell stays under its bound";
         EXPECT_GE(w[euler::density], u[euler::density] - tolerance);
+        if (reach == dg::RepairReach::neighbours && !beside_full[cell]) {
+          EXPECT_NEAR(w[euler::density], u[euler::density], tolerance) << "p = " << P << ": only the giver's neighbours take";
+        }
       }
       EXPECT_GT(euler::pressure(w, gamma_air), 0.0);
     }
-    for (int v = 0; v < nv; ++v) EXPECT_NEAR(after[v], before[v], 1e-12 * (1 + std::abs(before[v]))) << "p = " << P << ", variable " << v;
+    for (int v = 0; v < nv; ++v)
+      EXPECT_NEAR(after[v], before[v], 1e-12 * (1 + std::abs(before[v]))) << "p = " << P << ", " << reach_name << ", variable " << v;
   }
-  EXPECT_GT(repaired, k / 2) << "p = " << P << ": most elements have room for the excess";
+  EXPECT_GT(repaired, k / 2) << "p = " << P << ", " << reach_name << ": most elements have room for the excess";
 }
 
 TEST(SubcellBoundedBlend, TheRepairMovesTheExcessOverTheBoundsWithinTheElement) {
-  expect_repair_within_bounds<1>();
-  expect_repair_within_bounds<2>();
-  expect_repair_within_bounds<3>();
-  expect_repair_within_bounds<4>();
+  for (const dg::RepairReach reach : {dg::RepairReach::element, dg::RepairReach::neighbours}) {
+    expect_repair_within_bounds<1>(reach);
+    expect_repair_within_bounds<2>(reach);
+    expect_repair_within_bounds<3>(reach);
+    expect_repair_within_bounds<4>(reach);
+  }
 }
 
 TEST(ShockTube, SubcellRepairKeepsTestFiveInRange) {
