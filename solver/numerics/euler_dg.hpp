@@ -334,11 +334,12 @@ class EulerDG {
   bool subcell_bounds() const { return subcell_bounds_; }
   /// Under those bounds, the repair of each stage's update where the low-order update itself leaves a subcell's
   /// density above its bound (SubcellBoundedBlend::repair): the excess moves within the element, to any of its
-  /// subcells or only to the exceeding one's dual-face neighbours (`reach`). Off by default: it costs the
-  /// contacts beside strong shocks accuracy (docs/theory.md).
+  /// subcells or only to the exceeding one's dual-face neighbours (`reach`; by_order: by P, as
+  /// resolved_repair_reach says). Off by default: it costs the contacts beside strong shocks accuracy
+  /// (docs/theory.md).
   void set_subcell_repair(bool on, RepairReach reach = RepairReach::element) {
     subcell_repair_ = on;
-    repair_reach_ = reach;
+    repair_reach_ = resolved_repair_reach(reach, P);
     step_graph_.clear();
   }
   bool subcell_repair() const { return subcell_repair_; }

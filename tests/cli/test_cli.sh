@@ -333,6 +333,8 @@ YAML
   sod_p2_keeps "subcell repair" "subcell_repair: true" shock_capturing=subcell subcell_bounds=true subcell_repair=true
   sod_p2_keeps "subcell repair reach" "subcell_repair_reach: neighbours" shock_capturing=subcell subcell_bounds=true \
     subcell_repair=true subcell_repair_reach=neighbours
+  sod_p2_keeps "subcell repair reach by order" "subcell_repair_reach: auto" shock_capturing=subcell subcell_bounds=true \
+    subcell_repair=true subcell_repair_reach=auto
   expect_fail "a mistyped repair reach" "unknown value 'neighbors'; did you mean 'neighbours'?" \
     "$kempe" case check "$source_dir/cases/sod.yaml" --no-mesh --set solver.subcell_repair_reach=neighbors
   expect_fail "a mistyped limiter" "unknown value 'entropy_filtr'; did you mean 'entropy_filter'?" \

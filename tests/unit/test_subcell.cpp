@@ -563,6 +563,27 @@ TEST(SubcellBoundedBlend, TheRepairMovesTheExcessOverTheBoundsWithinTheElement) 
   }
 }
 
+// `subcell_repair_reach: auto` is the neighbours at p <= 2 and the element from p = 3, in the solver as in the
+// rule; the other reaches pass through at every order.
+TEST(SubcellBoundedBlend, TheAutoReachIsTheNeighboursUpToOrderTwoAndTheElementFromThree) {
+  for (int p = 0; p <= 5; ++p) {
+    EXPECT_EQ(dg::resolved_repair_reach(dg::RepairReach::by_order, p), p <= 2 ? dg::RepairReach::neighbours : dg::RepairReach::element) << p;
+    EXPECT_EQ(dg::resolved_repair_reach(dg::RepairReach::element, p), dg::RepairReach::element) << p;
+    EXPECT_EQ(dg::resolved_repair_reach(dg::RepairReach::neighbours, p), dg::RepairReach::neighbours) << p;
+  }
+  EXPECT_EQ(dg::repair_reach_from_name("auto"), dg::RepairReach::by_order);
+  const Mesh mesh = test::strip(4);
+  const bc::Kind kinds[] = {bc::Kind::wall, bc::Kind::wall, bc::Kind::wall, bc::Kind::wall};
+  const std::vector<double> states(4 * euler::num_vars, 0.0);
+  const bc::GroupBoundary<double> walls{kinds, states.data(), gamma_air};
+  dg::EulerDG<2, double, euler::Flux::hll, bc::GroupBoundary<double>> p2(mesh, gamma_air, walls, dg::Strategy::colored);
+  dg::EulerDG<3, double, euler::Flux::hll, bc::GroupBoundary<double>> p3(mesh, gamma_air, walls, dg::Strategy::colored);
+  p2.set_subcell_repair(true, dg::RepairReach::by_order);
+  p3.set_subcell_repair(true, dg::RepairReach::by_order);
+  EXPECT_EQ(p2.subcell_repair_reach(), dg::RepairReach::neighbours);
+  EXPECT_EQ(p3.subcell_repair_reach(), dg::RepairReach::element);
+}
+
 TEST(ShockTube, SubcellRepairKeepsTestFiveInRange) {
   // Toro's test 5 on the strip of SubcellBoundsKeepTheSubcellAveragesInRange, with bounds at p = 2 and 3, without
   // and with the repair of the overshoots that the stages' low-order updates leave (solver.subcell_repair).
