@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What shock capturing costs a step: one case run with positivity alone, the subcell blend, the blend with
-# bounds on the subcell averages and the vertex limiter, the four alternately ROUNDS times (noise only adds time,
-# so each scheme's least time a step counts). Prints each run's summary line and a table: steps, least time a
-# step, and the share of that step beyond positivity alone's.
+# bounds on the subcell averages, those bounds with the repair of their overshoots (reach auto) and the vertex
+# limiter, the five alternately ROUNDS times (noise only adds time, so each scheme's least time a step counts).
+# Prints each run's summary line and a table: steps, least time a step, and the share of that step beyond
+# positivity alone's.
 # Usage: bench/capturing_cost.sh ROUNDS CASE [kempe run options...]
 #   CASE a case file, or `table10`: the double Mach start mesh at 0.0152 refined twice everywhere (641,632
 #   triangles, the mesh of Table 10 of Giuliani & Krivodonova 2017; the uniform run of bench/dmr_amr.sh).
@@ -27,10 +28,11 @@ fi
 declare -A schemes=(
   [positivity]="--set solver.limiter=none --set solver.shock_capturing=none"
   [subcell]="--set solver.limiter=none --set solver.shock_capturing=subcell --set solver.subcell_bounds=false"
-  [bounded]="--set solver.limiter=none --set solver.shock_capturing=subcell --set solver.subcell_bounds=true"
+  [bounded]="--set solver.limiter=none --set solver.shock_capturing=subcell --set solver.subcell_bounds=true --set solver.subcell_repair=false"
+  [repaired]="--set solver.limiter=none --set solver.shock_capturing=subcell --set solver.subcell_bounds=true --set solver.subcell_repair=true --set solver.subcell_repair_reach=auto"
   [vertex]="--set solver.limiter=vertex --set solver.shock_capturing=none"
 )
-order=(positivity subcell bounded vertex)
+order=(positivity subcell bounded repaired vertex)
 for round in $(seq 1 "$rounds"); do
   for scheme in "${order[@]}"; do
     # shellcheck disable=SC2086
