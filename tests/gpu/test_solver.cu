@@ -216,8 +216,13 @@ TEST(GpuSolver, BoundedSubcellBlendingMatchesCpu) {
     setup(solver);
     solver.set_subcell_repair(true);
   };
-  expect_gpu_matches_cpu<2, double>(mesh, boundary, dg::Strategy::colored, setup_repair, sod_state, 0.05, 1e-12,
-                                    "Sod p = 2 bounded subcells with the repair", 4);
+  for (const dg::Strategy strategy : {dg::Strategy::colored, dg::Strategy::elementwise}) {
+    const std::string name(dg::strategies[int(strategy)].name);
+    expect_gpu_matches_cpu<2, double>(mesh, boundary, strategy, setup_repair, sod_state, 0.05, 1e-12,
+                                      "Sod p = 2 bounded subcells with the repair " + name, 4);
+    expect_gpu_matches_cpu<3, double>(mesh, boundary, strategy, setup_repair, sod_state, 0.05, 1e-12,
+                                      "Sod p = 3 bounded subcells with the repair " + name, 4);
+  }
 }
 
 TEST(GpuSolver, DoubleMachReflectionMatchesCpu) {
