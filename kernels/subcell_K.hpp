@@ -688,6 +688,14 @@ KEMPE_HD Real admissible_share(const Real* x, const Real* y, Real gamma) {
   return rho > Real(0) && px > Real(0) && t > Real(0) ? t : Real(0);
 }
 
+/// Whether, in a step (dt > 0), a cell's updated density rho leaves its upper bound hi beyond rounding
+/// (repair_slack): the stage's update where SubcellBoundedBlend's repair acts, the low-order update where
+/// repair_edges keeps an element's edges low order.
+template <class Real>
+KEMPE_HD bool low_update_overshoots(Real dt, Real rho, Real hi) {
+  return (dt > Real(0)) & (rho > hi * (Real(1) + Real(repair_slack)));
+}
+
 /// Zalesak's prelimiting test (SubcellBoundedBlend): whether, in a step (dt > 0), a correction whose density
 /// outflow from a cell of density rho_from to its neighbour of density rho_to is outflow_rho runs from the denser
 /// to the lighter. Without branches (both sides are plain comparisons), for the CPU's lanes of elements.
@@ -766,6 +774,9 @@ struct SubcellBoundedBlend {
   const index_t* element_half_faces = nullptr;  ///< [elements][3] or null (for_each_edge_piece)
   const std::uint8_t* touching = nullptr;       ///< [elements] TouchesHangingFace's flags, or null (lanes_of)
   RepairReach repair_reach = RepairReach::element;  ///< repair: where an excess may go
+  /// The first pass: an element whose stage low-order update leaves a cell's upper density bound takes the
+  /// low-order flux on all its edge pieces in that stage (solver.subcell_repair_edges, docs/theory.md).
+  bool repair_edges = false;
 
   static constexpr int nm = basis::num_modes(P), nq = face_points(P), ns = subcell_face_slots(P), nv = euler::num_vars;
   static constexpr int num_dual_faces = 3 * P * (P + 1) / 2;
@@ -912,6 +923,10 @@ struct SubcellBoundedBlend {
       for (int v = 0; v < nv; ++v) x[v] = low_update[v][cell];
       return bounded_cell_share(x, -Real(faces_of[cell]) * per_area(cell), start, share_up[cell], share_down[cell], anti, gamma);
     };
+    // repair_edges: where the low-order update leaves a cell's upper bound, the element's edges stay low order.
+    bool edges_low = false;
+    for (int cell = 0; cell < nm; ++cell)
+      edges_low = edges_low || (repair_edges && low_update_overshoots(dt, low_update[euler::density][cell], rho_hi[cell]));
     for_each_piece(e, [&](index_t f, bool left, int cell, int slot, int qf, Real piece) {
       if (!shared_piece(f, left)) return;
       const Real sign = left ? Real(1) : Real(-1);
@@ -919,8 +934,9 @@ struct SubcellBoundedBlend {
       for (int v = 0; v < nv; ++v)
         anti[v] = sign * piece * (high[(v * nq + qf) * num_faces + f] - low[(v * ns + slot) * num_faces + f]);
       factor[((left ? 0 : 1) * ns + slot) * num_faces + f] =
-          downhill(mean[euler::density][cell], other_mean(f, left, cell, slot), anti[euler::density]) ? Real(0)
-                                                                                                   : cell_share(cell, face_share(fc, beta, f), anti);
+          edges_low || downhill(mean[euler::density][cell], other_mean(f, left, cell, slot), anti[euler::density])
+              ? Real(0)
+              : cell_share(cell, face_share(fc, beta, f), anti);
     });
     Real dual_outflow[nv][nm];
     for (int v = 0; v < nv; ++v)
@@ -1164,6 +1180,12 @@ struct SubcellBoundedBlend {
       for (int v = 0; v < nv; ++v) x[v] = low_update[v][cell][l];
       return bounded_cell_share(x, -faces_of[cell][l] * per_area(cell, l), start, share_up[cell][l], share_down[cell][l], anti, gamma);
     };
+    alignas(64) Real edges_low[W];  // operator()'s edges_low, in lane l
+    for (int l = 0; l < W; ++l) {
+      bool any = false;
+      for (int cell = 0; cell < nm; ++cell) any = any || (repair_edges && low_update_overshoots(dt, low_update[rho][cell][l], rho_hi[cell][l]));
+      edges_low[l] = any ? Real(1) : Real(0);
+    }
     for (int j = 0; j < np; ++j) {
       const int cell = s.face_point_cell[j];
       alignas(64) Real value[W];
@@ -1172,7 +1194,7 @@ struct SubcellBoundedBlend {
         Real anti[nv];
         for (int v = 0; v < nv; ++v) anti[v] = p.sign[j][l] * p.piece[j][l] * (p.hi[v][j][l] - p.lo[v][j][l]);
         const Real share = cell_share(cell, l, p.beta_f[j][l], anti);
-        value[l] = downhill(mean[rho][cell][l], beyond[j][l], anti[rho]) ? Real(0) : share;
+        value[l] = (edges_low[l] != Real(0)) | downhill(mean[rho][cell][l], beyond[j][l], anti[rho]) ? Real(0) : share;
       }
       for (int l = 0; l < count; ++l)
         if (p.shared[j][l] != Real(0))
@@ -1357,7 +1379,7 @@ struct SubcellBoundedBlend {
     Real excess[nm], room[nm], total_excess = Real(0), total_room = Real(0);
     for (int cell = 0; cell < nm; ++cell) {
       const Real rho = u[euler::density][cell], area = s.cell_area[cell];
-      excess[cell] = rho > hi[cell] * (Real(1) + Real(repair_slack)) ? (rho - hi[cell]) * area : Real(0);
+      excess[cell] = low_update_overshoots(dt, rho, hi[cell]) ? (rho - hi[cell]) * area : Real(0);
       room[cell] = rho < hi[cell] ? (hi[cell] - rho) * area : Real(0);
       total_excess += excess[cell], total_room += room[cell];
     }

@@ -177,6 +177,7 @@ sim::SolverOptions solver_options(const cases::CaseFile& c) {
   s.subcell_bounds = c.boolean("solver.subcell_bounds");
   s.subcell_repair = c.boolean("solver.subcell_repair");
   s.subcell_repair_reach = dg::repair_reach_from_name(c.text("solver.subcell_repair_reach"));
+  s.subcell_repair_edges = c.boolean("solver.subcell_repair_edges");
   s.entropy_tolerance = c.real("solver.entropy_tolerance");
   s.density_tolerance = c.real("solver.density_tolerance");
   s.troubled_cells_only = c.boolean("solver.troubled_cells_only");

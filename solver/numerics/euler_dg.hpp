@@ -336,14 +336,18 @@ class EulerDG {
   /// density above its bound (SubcellBoundedBlend::repair): the excess moves within the element, to any of its
   /// subcells or only to the exceeding one's dual-face neighbours (`reach`; by_order: by P, as
   /// resolved_repair_reach says). Off by default: it costs the contacts beside strong shocks accuracy
-  /// (docs/theory.md).
-  void set_subcell_repair(bool on, RepairReach reach = RepairReach::element) {
+  /// (docs/theory.md). `edges`, under the bounds with the repair on or off: an element whose stage low-order update
+  /// leaves a subcell's upper bound takes the low-order flux on its edges in that stage
+  /// (SubcellBoundedBlend::repair_edges), which keeps the overshoot out of the element means (Toro's test 5).
+  void set_subcell_repair(bool on, RepairReach reach = RepairReach::element, bool edges = false) {
     subcell_repair_ = on;
     repair_reach_ = resolved_repair_reach(reach, P);
+    repair_edges_ = edges;
     step_graph_.clear();
   }
   bool subcell_repair() const { return subcell_repair_; }
   RepairReach subcell_repair_reach() const { return repair_reach_; }
+  bool subcell_repair_edges() const { return repair_edges_; }
   /// The subcell finite volumes' order, 1 or 2 (std::invalid_argument otherwise, and for 2 under bounds).
   void set_subcell_order(int order) {
     if (order < 1 || order > 2)
@@ -508,7 +512,8 @@ class EulerDG {
     auto bounded_blend = [&](bool rates) {
       return SubcellBoundedBlend<P, Real>{k_, nf, gamma_, c, out, element_faces, blend_beta_.data(), bounded, d_.tables,
                                           d_.subcells, mesh_.view().geometry, fc, blend_high_.data(), blend_low_.data(),
-                                          blend_side_.data(), blend_factor_.data(), clock + clock_step, rates, element_half_faces, touching};
+                                          blend_side_.data(), blend_factor_.data(), clock + clock_step, rates, element_half_faces, touching,
+                                          RepairReach::element, repair_edges_};
     };
     for (const bool rates : {false, true}) launch_listed(bounded_element_list, k_, bounded_blend(rates));
     if (subcell_repair_) {
@@ -1256,6 +1261,7 @@ class EulerDG {
   bool subcell_bounds_ = false;            // set_subcell_bounds
   bool subcell_repair_ = false;            // set_subcell_repair
   RepairReach repair_reach_ = RepairReach::element;  // set_subcell_repair
+  bool repair_edges_ = false;                         // set_subcell_repair
   Buffer<std::uint8_t> blend_bounded_;     // [elements] BoundedElements
   Buffer<Real> blend_side_, blend_factor_;  // SubcellFaceFluxes' cell states and SubcellBoundedBlend's shares per edge piece
   Buffer<index_t> blend_lists_, blend_counts_;  // the blend's work lists and their counts (work_list)

@@ -46,6 +46,7 @@ struct SolverOptions {
   bool subcell_bounds = false;  ///< under ShockCapturing::subcell: bounds on the subcell averages (set_subcell_bounds)
   bool subcell_repair = false;  ///< under those bounds: repair the low-order update's overshoots (set_subcell_repair)
   dg::RepairReach subcell_repair_reach = dg::RepairReach::element;  ///< where the repair moves an excess
+  bool subcell_repair_edges = false;  ///< under the bounds: low-order edges where a low-order update overshoots
   double entropy_tolerance = 1e-2, density_tolerance = 1e-3;  ///< the entropy filter's (EulerDG::set_entropy_tolerances)
   bool troubled_cells_only = true;
   bool curved_boundaries = true;  ///< boundary conditions with the boundary curve's normal (EulerDG::set_curved_boundaries)

@@ -31,7 +31,7 @@ class SimulationOf final : public Simulation {
       solver_.set_subcell_blending(options.blending_max > 0 ? options.blending_max : dg::default_blending_max(P, options.subcell_order),
                                    options.subcell_order);
     solver_.set_subcell_bounds(options.shock_capturing == dg::ShockCapturing::subcell && options.subcell_bounds);
-    solver_.set_subcell_repair(options.subcell_repair, options.subcell_repair_reach);
+    solver_.set_subcell_repair(options.subcell_repair, options.subcell_repair_reach, options.subcell_repair_edges);
     solver_.set_positivity_limiter(Real(options.positivity));
     solver_.set_curved_boundaries(options.curved_boundaries);
   }

@@ -223,6 +223,17 @@ TEST(GpuSolver, BoundedSubcellBlendingMatchesCpu) {
     expect_gpu_matches_cpu<3, double>(mesh, boundary, strategy, setup_repair, sod_state, 0.05, 1e-12,
                                       "Sod p = 3 bounded subcells with the repair " + name, 4);
   }
+  // And with low-order edges where a stage's low-order update overshoots (SubcellBoundedBlend::repair_edges, in the
+  // blend's first pass).
+  auto setup_edges = [&setup](auto& solver) {
+    setup(solver);
+    solver.set_subcell_repair(true, dg::RepairReach::element, true);
+  };
+  for (const dg::Strategy strategy : {dg::Strategy::colored, dg::Strategy::elementwise}) {
+    const std::string name(dg::strategies[int(strategy)].name);
+    expect_gpu_matches_cpu<2, double>(mesh, boundary, strategy, setup_edges, sod_state, 0.05, 1e-12,
+                                      "Sod p = 2 bounded subcells with the repair and low-order edges " + name, 4);
+  }
 }
 
 TEST(GpuSolver, DoubleMachReflectionMatchesCpu) {

@@ -53,10 +53,11 @@ struct TubeResult {
 
 /// Runs `tube` to its end time (HLL, SSP-RK3, CFL 0.5, positivity limiter) on strip(n), with the given limiter
 /// and, where blending_max > 0, subcell shock capturing at that largest share with finite volumes of order
-/// subcell_order, with bounds on the subcell averages where subcell_bounds, and their repair where subcell_repair.
+/// subcell_order, with bounds on the subcell averages where subcell_bounds, their repair where subcell_repair (within
+/// the element) and low-order edges where the low-order update overshoots where repair_edges.
 template <int P>
 TubeResult run_tube(const Mesh& mesh, int n, const Tube& tube, dg::Limiter limiter, double blending_max = 0, int subcell_order = 1,
-                    bool subcell_bounds = false, bool subcell_repair = false) {
+                    bool subcell_bounds = false, bool subcell_repair = false, bool repair_edges = false) {
   const bc::Kind kinds[] = {bc::Kind::wall, bc::Kind::wall, bc::Kind::inflow, bc::Kind::inflow};
   std::vector<double> states(4 * euler::num_vars, 0.0);  // waves stay inside: the ends keep the initial states
   euler::conserved(tube.left.density, tube.left.velocity, 0.0, tube.left.pressure, gamma_air, &states[2 * euler::num_vars]);
@@ -67,7 +68,7 @@ TubeResult run_tube(const Mesh& mesh, int n, const Tube& tube, dg::Limiter limit
   solver.set_limiter(limiter);
   solver.set_subcell_blending(blending_max, subcell_order);
   solver.set_subcell_bounds(subcell_bounds);
-  solver.set_subcell_repair(subcell_repair);
+  solver.set_subcell_repair(subcell_repair, dg::RepairReach::element, repair_edges);
   solver.project([&](double x, double, double* out) {
     const riemann::Primitive<double>& s = x < 0.5 ? tube.left : tube.right;
     euler::conserved(s.density, s.velocity, 0.0, s.pressure, gamma_air, out);
