@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <string_view>
+#include <type_traits>
 
 #include "base/registry.hpp"
 #include "kernels/backend.hpp"
@@ -207,7 +208,7 @@ KEMPE_HD void roe(const Real* ul, const Real* ur, Real nx, Real ny, Real gamma, 
   for (int k = 0; k < num_vars; ++k) f[k] = Real(0.5) * (fl[k] + fr[k]) - Real(0.5) * dissipation[k];
 }
 
-/// The numerical fluxes, chosen by name (the YAML key `flux`). The kernels are instantiated per flux.
+/// The numerical fluxes, chosen by name (the YAML key `flux`). The flux kernels are instantiated per flux.
 enum class Flux { rusanov, hll, hllc, roe };
 
 /// F(uL, uR, n) of the given flux; the switch folds away when `flux` is a compile-time constant.
@@ -219,6 +220,21 @@ KEMPE_HD void numerical_flux(Flux flux, const Real* ul, const Real* ur, Real nx,
     case Flux::hllc: hllc(ul, ur, nx, ny, gamma, f); return;
     case Flux::roe: roe(ul, ur, nx, ny, gamma, f); return;
   }
+}
+
+/// The fluxes a solver is built for (dg::EulerSolver): its flux kernels are instantiated once per member, the
+/// rest of it once for all.
+template <Flux... Fs>
+struct FluxSet {};
+using AllFluxes = FluxSet<Flux::rusanov, Flux::hll, Flux::hllc, Flux::roe>;
+template <Flux F>
+using FluxConstant = std::integral_constant<Flux, F>;
+
+/// fn(FluxConstant<flux>{}) where `flux` is in the set, so that fn instantiates its kernels with the flux as a
+/// compile-time constant; false (fn not called) where it is not.
+template <Flux... Fs, class Fn>
+bool with_flux(FluxSet<Fs...>, Flux flux, Fn&& fn) {
+  return ((flux == Fs ? (fn(FluxConstant<Fs>{}), true) : false) || ...);
 }
 
 /// The registry: every flux with its name and a line for the documentation and error messages.

@@ -39,18 +39,24 @@
 
 namespace kempe::dg {
 
-template <int P, class Real, euler::Flux F, class Boundary>
-class EulerDG {
+/// The solver of order P in precision Real with boundary conditions Boundary, for the numerical fluxes of
+/// `Fluxes` (euler::FluxSet), the one it runs chosen at construction. Only the flux kernels (the surface term,
+/// the elementwise pass, the subcell blend's fluxes) are instantiated per flux; everything else once, which keeps
+/// a build of every flux near a quarter of the compile time of one solver class per flux. EulerDG (below) names
+/// one flux in its type.
+template <int P, class Real, class Boundary, class Fluxes = euler::AllFluxes>
+class EulerSolver {
  public:
   static constexpr int num_modes = basis::num_modes(P);
   static constexpr int nv = euler::num_vars;
 
   /// The mesh must hold triangles in the plane; for Strategy::colored its faces must be grouped by color
-  /// (coloring/reorder.hpp: apply_ordering). Throws std::invalid_argument otherwise.
+  /// (coloring/reorder.hpp: apply_ordering); `flux` must be one of Fluxes. Throws std::invalid_argument otherwise.
   /// On Backend::cuda every array goes to the device here, after a check that it fits (std::runtime_error
   /// naming the sizes otherwise).
-  EulerDG(const Mesh& mesh, Real gamma, Boundary boundary, Strategy strategy, Backend backend = Backend::cpu)
-      : k_(mesh.num_elements()), gamma_(gamma), boundary_(boundary), strategy_(strategy), backend_(backend), mesh_(backend) {
+  EulerSolver(const Mesh& mesh, Real gamma, Boundary boundary, euler::Flux flux, Strategy strategy, Backend backend = Backend::cpu)
+      : k_(mesh.num_elements()), gamma_(gamma), boundary_(boundary), flux_(checked_flux(flux)), strategy_(strategy), backend_(backend),
+        mesh_(backend) {
     if (strategy == Strategy::colored && mesh.color_begin.size() < 2)
       throw std::invalid_argument(mesh.source + ": the colored strategy needs faces grouped by color (apply an ordering)");
     set_reference_tables();
@@ -61,8 +67,10 @@ class EulerDG {
   /// mesh tables are built there by kernels (DGMesh::rebuild of a forest), hanging faces included; its faces
   /// are grouped by the forest's 2K colors. std::invalid_argument when the forest lives on another backend or
   /// is not in the xy plane.
-  EulerDG(const adapt::TriangleForest& forest, Real gamma, Boundary boundary, Strategy strategy, Backend backend = Backend::cpu)
-      : k_(forest.num_elements()), gamma_(gamma), boundary_(boundary), strategy_(strategy), backend_(backend), mesh_(backend) {
+  EulerSolver(const adapt::TriangleForest& forest, Real gamma, Boundary boundary, euler::Flux flux, Strategy strategy,
+              Backend backend = Backend::cpu)
+      : k_(forest.num_elements()), gamma_(gamma), boundary_(boundary), flux_(checked_flux(flux)), strategy_(strategy), backend_(backend),
+        mesh_(backend) {
     set_reference_tables();
     place_arrays(forest.source(), forest.num_faces(),
                  [&](std::size_t also_needed, const std::string& what) { mesh_.rebuild(forest, also_needed, what); });
@@ -70,6 +78,8 @@ class EulerDG {
 
   /// The mesh tables the kernels read.
   const DGMesh<Real>& mesh() const { return mesh_; }
+  /// The numerical flux at the faces.
+  euler::Flux flux() const { return flux_; }
 
   /// Follows the forest's last adaptation (adapt/forest.hpp), in the backend's memory: the solution moves to
   /// the new leaves (prolongation to children, L2 projection of coarsened groups: kernels/child_transfer.hpp),
@@ -276,7 +286,7 @@ class EulerDG {
                       ? kxrcf_sums_.data()
                       : nullptr;
     if (strategy_ == Strategy::elementwise) {
-      forall(backend_, k_, element_pass(c, clock, stage_fraction, out, kxrcf));
+      with_flux([&](auto f) { forall(backend_, k_, element_pass<decltype(f)::value>(c, clock, stage_fraction, out, kxrcf)); });
     } else if (volume_with_faces()) {
       eval_surface_with_volume(c, clock, stage_fraction, out, kxrcf);
     } else {
@@ -389,7 +399,11 @@ class EulerDG {
   /// out += the surface term on arrays in the backend's memory, at time clock[0] + stage_fraction clock[1]
   /// (clock in the backend's memory too); the KXRCF face sums into kxrcf ([4][faces]) where it is given.
   void eval_surface(const Real* c, const Real* clock, Real stage_fraction, Real* out, Real* kxrcf = nullptr) {
-    const FaceIntegrals<P, Real, F, Boundary> integrals = face_integrals(c, clock, stage_fraction, kxrcf);
+    with_flux([&](auto f) { eval_surface_with<decltype(f)::value>(c, clock, stage_fraction, out, kxrcf); });
+  }
+  template <euler::Flux F>
+  void eval_surface_with(const Real* c, const Real* clock, Real stage_fraction, Real* out, Real* kxrcf) {
+    const FaceIntegrals<P, Real, F, Boundary> integrals = face_integrals<F>(c, clock, stage_fraction, kxrcf);
     const index_t nf = mesh_.num_faces();
     switch (strategy_) {
       case Strategy::colored:
@@ -426,16 +440,19 @@ class EulerDG {
   /// contribution (EvalSurface's WithVolume): eval_volume then eval_surface, to rounding. CPU only (forall_cpu:
   /// no device code is built for it).
   void eval_surface_with_volume(const Real* c, const Real* clock, Real stage_fraction, Real* out, Real* kxrcf) {
-    const FaceIntegrals<P, Real, F, Boundary> integrals = face_integrals(c, clock, stage_fraction, kxrcf);
-    const std::vector<index_t>& begin = mesh_.color_begin();
-    for (std::size_t color = 0; color + 1 < begin.size(); ++color) {
-      if (first_of_some_[color])
-        forall_cpu(begin[color + 1] - begin[color],
-                   EvalSurface<P, Real, F, false, Boundary, true>{begin[color], begin[color + 1], out, integrals, first_color_.data(),
-                                                                  int(color)});
-      else
-        forall_cpu(begin[color + 1] - begin[color], EvalSurface<P, Real, F, false, Boundary>{begin[color], begin[color + 1], out, integrals});
-    }
+    with_flux([&](auto f) {
+      constexpr euler::Flux F = decltype(f)::value;
+      const FaceIntegrals<P, Real, F, Boundary> integrals = face_integrals<F>(c, clock, stage_fraction, kxrcf);
+      const std::vector<index_t>& begin = mesh_.color_begin();
+      for (std::size_t color = 0; color + 1 < begin.size(); ++color) {
+        if (first_of_some_[color])
+          forall_cpu(begin[color + 1] - begin[color],
+                     EvalSurface<P, Real, F, false, Boundary, true>{begin[color], begin[color + 1], out, integrals, first_color_.data(),
+                                                                    int(color)});
+        else
+          forall_cpu(begin[color + 1] - begin[color], EvalSurface<P, Real, F, false, Boundary>{begin[color], begin[color + 1], out, integrals});
+      }
+    });
   }
 
   /// Bytes this solver holds in the backend's memory, by use (measured from its allocations).
@@ -501,13 +518,16 @@ class EulerDG {
       select_work(blend_element_list, k_, ElementBlends<Real>{fc, element_faces, element_half_faces, blend_beta_.data(), bounded});
       if (subcell_bounds_) select_work(bounded_element_list, k_, ElementBounded{bounded});
     }
-    launch_listed(blend_face_list, nf,
-                  SubcellFaceFluxes<P, Real, F, Boundary>{face_integrals(c, clock, stage_fraction), d_.subcells, blend_beta_.data(), nf,
-                                                          blend_high_.data(), blend_low_.data(), bounded,
-                                                          subcell_bounds_ ? blend_side_.data() : nullptr});
-    launch_listed(blend_element_list, k_,
-                  SubcellBlend<P, Real, F>{k_, nf, gamma_, c, out, d_.tables, d_.subcells, mesh_.view().geometry, fc, element_faces,
-                                           blend_beta_.data(), blend_high_.data(), blend_low_.data(), bounded, element_half_faces});
+    with_flux([&](auto f) {
+      constexpr euler::Flux F = decltype(f)::value;
+      launch_listed(blend_face_list, nf,
+                    SubcellFaceFluxes<P, Real, F, Boundary>{face_integrals<F>(c, clock, stage_fraction), d_.subcells, blend_beta_.data(), nf,
+                                                            blend_high_.data(), blend_low_.data(), bounded,
+                                                            subcell_bounds_ ? blend_side_.data() : nullptr});
+      launch_listed(blend_element_list, k_,
+                    SubcellBlend<P, Real, F>{k_, nf, gamma_, c, out, d_.tables, d_.subcells, mesh_.view().geometry, fc, element_faces,
+                                             blend_beta_.data(), blend_high_.data(), blend_low_.data(), bounded, element_half_faces});
+    });
     if (!subcell_bounds_) return;
     auto bounded_blend = [&](bool rates) {
       return SubcellBoundedBlend<P, Real>{k_, nf, gamma_, c, out, element_faces, blend_beta_.data(), bounded, d_.tables,
@@ -589,16 +609,18 @@ class EulerDG {
       b.resize(n);
   }
 
-  /// The surface integrals of the solution c (backend memory) at time clock[0] + stage_fraction clock[1].
+  /// The surface integrals of the solution c (backend memory) at time clock[0] + stage_fraction clock[1], with flux F.
+  template <euler::Flux F>
   FaceIntegrals<P, Real, F, Boundary> face_integrals(const Real* c, const Real* clock, Real stage_fraction, Real* kxrcf = nullptr) const {
     return {k_, gamma_, clock, stage_fraction, c, d_.tables, mesh_.view().geometry, faces(), boundary_, kxrcf, mesh_.num_faces()};
   }
   /// The elementwise strategy's whole right-hand side of c into out (null where the pass applies a stage
   /// instead), as a functor for forall (public for the GPU benchmark, which times launch variants of it).
+  template <euler::Flux F>
   EvalElement<P, Real, F, Boundary> element_pass(const Real* c, const Real* clock, Real stage_fraction, Real* out,
                                                   Real* kxrcf = nullptr) const {
     return {EvalVolume<P, Real>{k_, gamma_, c, out, d_.tables, mesh_.view().geometry}, mesh_.view().element_faces,
-            face_integrals(c, clock, stage_fraction, kxrcf), mesh_.view().element_half_faces};
+            face_integrals<F>(c, clock, stage_fraction, kxrcf), mesh_.view().element_half_faces};
   }
 
   /// One step of `dt` with the given integrator (see time_integrators.hpp); stage times reach the boundary
@@ -944,13 +966,16 @@ class EulerDG {
 
   /// The elementwise strategy's stages in one pass each (EvalElementStage), for the integrator.
   struct FusedStage {
-    const EulerDG* solver;
+    const EulerSolver* solver;
     const Real* clock;
     bool available() const { return solver->strategy_ == Strategy::elementwise && solver->fused_stages_ && !solver->blending_on(); }
     void operator()(const Real* v, Real stage_fraction, const StageTerms<Real>& terms, Real* out) const {
-      solver->launch(solver->k_, EvalElementStage<P, Real, F, Boundary>{solver->element_pass(v, clock, stage_fraction, nullptr),
-                                                                       terms.a, terms.b, terms.g, terms.x, terms.y,
-                                                                       clock + clock_step, out});
+      solver->with_flux([&](auto f) {
+        constexpr euler::Flux F = decltype(f)::value;
+        solver->launch(solver->k_, EvalElementStage<P, Real, F, Boundary>{solver->template element_pass<F>(v, clock, stage_fraction, nullptr),
+                                                                         terms.a, terms.b, terms.g, terms.x, terms.y, clock + clock_step,
+                                                                         out});
+      });
     }
   };
 
@@ -1208,9 +1233,23 @@ class EulerDG {
     return faces;
   }
 
+  /// fn(euler::FluxConstant<flux_>{}): the flux kernels fn launches are those of the solver's flux.
+  template <class Fn>
+  void with_flux(Fn&& fn) const {
+    euler::with_flux(Fluxes{}, flux_, fn);
+  }
+  static euler::Flux checked_flux(euler::Flux flux) {
+    if (euler::with_flux(Fluxes{}, flux, [](auto) {})) return flux;
+    std::string name = "number " + std::to_string(int(flux));
+    for (const euler::FluxInfo& known : euler::fluxes)
+      if (known.value == flux) name = std::string(known.name);
+    throw std::invalid_argument("flux " + name + ": this solver is not built for it");
+  }
+
   index_t k_;
   Real gamma_;
   Boundary boundary_;
+  euler::Flux flux_;
   Strategy strategy_;
   Backend backend_;
   DGMesh<Real> mesh_;  // geometry, connectivity and the limiters' neighbour tables
@@ -1284,6 +1323,27 @@ class EulerDG {
   bool step_planned_ = false;  // graph_plan_ holds the plan of a recorded step
   Real clock_fixed_dt_ = Real(0);      // the fixed step in the clock now
   const Real* stop_guard_ = nullptr;   // the clock, while a step's kernels are launched
+};
+
+/// The solver with flux F named in its type, for code that fixes one (tests, benchmarks): it builds F's flux
+/// kernels alone, and its face_integrals and element_pass need no flux argument.
+template <int P, class Real, euler::Flux F, class Boundary>
+class EulerDG : public EulerSolver<P, Real, Boundary, euler::FluxSet<F>> {
+  using Base = EulerSolver<P, Real, Boundary, euler::FluxSet<F>>;
+
+ public:
+  EulerDG(const Mesh& mesh, Real gamma, Boundary boundary, Strategy strategy, Backend backend = Backend::cpu)
+      : Base(mesh, gamma, boundary, F, strategy, backend) {}
+  EulerDG(const adapt::TriangleForest& forest, Real gamma, Boundary boundary, Strategy strategy, Backend backend = Backend::cpu)
+      : Base(forest, gamma, boundary, F, strategy, backend) {}
+
+  FaceIntegrals<P, Real, F, Boundary> face_integrals(const Real* c, const Real* clock, Real stage_fraction, Real* kxrcf = nullptr) const {
+    return Base::template face_integrals<F>(c, clock, stage_fraction, kxrcf);
+  }
+  EvalElement<P, Real, F, Boundary> element_pass(const Real* c, const Real* clock, Real stage_fraction, Real* out,
+                                                  Real* kxrcf = nullptr) const {
+    return Base::template element_pass<F>(c, clock, stage_fraction, out, kxrcf);
+  }
 };
 
 }  // namespace kempe::dg

@@ -1,5 +1,5 @@
 // A solver chosen at run time: the order, precision and flux of a case file pick one of the compiled
-// dg::EulerDG instantiations (order 0..5 x double/float x 4 fluxes, on the CPU or the GPU) behind this
+// dg::EulerSolver instantiations (order 0..5 x double/float, each with the 4 fluxes' kernels, on the CPU or the GPU) behind this
 // interface, the way PyFR picks its kernels by name. The application (kempe run) sees only this.
 #pragma once
 
@@ -51,6 +51,7 @@ struct SolverOptions {
   bool troubled_cells_only = true;
   bool curved_boundaries = true;  ///< boundary conditions with the boundary curve's normal (EulerDG::set_curved_boundaries)
   double positivity = 1e-10;  ///< least density and pressure the positivity limiter keeps; 0: off
+  bool cuda_graphs = true;    ///< on the GPU, each step recorded once as a CUDA graph and replayed (EulerSolver::set_graphs)
 };
 
 /// The boundary groups in the mesh's order (mesh.boundary_names): kind, outside state (conserved, num_vars per

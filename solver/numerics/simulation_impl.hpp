@@ -1,6 +1,7 @@
-// The instantiations behind sim::Simulation (simulation.hpp): one class per (order, precision, flux), made in
-// one translation unit per order (simulation/order_N.cpp) so that a 2-core build compiles them in parallel and
-// a change to one order rebuilds one file. With CUDA they are compiled by nvcc: a solver on Backend::cuda must
+// The instantiations behind sim::Simulation (simulation.hpp): one class per (order, precision) with every flux
+// (dg::EulerSolver instantiates only its flux kernels per flux), made in one translation unit per order
+// (simulation/order_N.cpp) so that a 2-core build compiles them in parallel and a change to one order rebuilds
+// one file. With CUDA they are compiled by nvcc: a solver on Backend::cuda must
 // be instantiated there, and the CPU backend must come from the same compilation (one definition of each kernel
 // functor's launch), with OpenMP for its host loops.
 #pragma once
@@ -14,7 +15,7 @@
 
 namespace kempe::sim {
 
-template <int P, class Real, euler::Flux F>
+template <int P, class Real>
 class SimulationOf final : public Simulation {
  public:
   /// On a Mesh or on an adaptive forest's leaves (adapt::TriangleForest).
@@ -24,7 +25,7 @@ class SimulationOf final : public Simulation {
         kinds_(groups.kinds),
         states_(groups.states.begin(), groups.states.end()),
         functions_(groups.functions),
-        solver_(mesh, Real(options.gamma), boundary(), options.strategy, options.backend) {
+        solver_(mesh, Real(options.gamma), boundary(), options.flux, options.strategy, options.backend) {
     solver_.set_limiter(options.limiter, options.moment_theta, options.troubled_cells_only);
     solver_.set_entropy_tolerances(options.entropy_tolerance, options.density_tolerance);
     if (options.shock_capturing == dg::ShockCapturing::subcell)
@@ -34,6 +35,7 @@ class SimulationOf final : public Simulation {
     solver_.set_subcell_repair(options.subcell_repair, options.subcell_repair_reach, options.subcell_repair_edges);
     solver_.set_positivity_limiter(Real(options.positivity));
     solver_.set_curved_boundaries(options.curved_boundaries);
+    solver_.set_graphs(options.cuda_graphs);
   }
   const SolverOptions& options() const override { return options_; }
   index_t num_elements() const override { return solver_.num_elements(); }
@@ -104,7 +106,7 @@ class SimulationOf final : public Simulation {
   }
 
  private:
-  using Solver = dg::EulerDG<P, Real, F, bc::GroupBoundary<Real>>;
+  using Solver = dg::EulerSolver<P, Real, bc::GroupBoundary<Real>>;  // every flux, chosen at run time
   bc::GroupBoundary<Real> boundary() const {
     return {kinds_.data(), states_.data(), Real(options_.gamma), functions_.empty() ? nullptr : functions_.data()};
   }
@@ -119,17 +121,8 @@ class SimulationOf final : public Simulation {
 template <int P, class Source>
 std::unique_ptr<Simulation> make_simulation_of_order(const Source& mesh, const SolverOptions& options,
                                                      const BoundaryGroups& groups) {
-  auto with_real = [&](auto real) -> std::unique_ptr<Simulation> {
-    using Real = decltype(real);
-    switch (options.flux) {
-      case euler::Flux::rusanov: return std::make_unique<SimulationOf<P, Real, euler::Flux::rusanov>>(mesh, options, groups);
-      case euler::Flux::hll: return std::make_unique<SimulationOf<P, Real, euler::Flux::hll>>(mesh, options, groups);
-      case euler::Flux::hllc: return std::make_unique<SimulationOf<P, Real, euler::Flux::hllc>>(mesh, options, groups);
-      case euler::Flux::roe: return std::make_unique<SimulationOf<P, Real, euler::Flux::roe>>(mesh, options, groups);
-    }
-    throw std::invalid_argument("unknown flux");
-  };
-  return options.precision == Precision::float32 ? with_real(float{}) : with_real(double{});
+  if (options.precision == Precision::float32) return std::make_unique<SimulationOf<P, float>>(mesh, options, groups);
+  return std::make_unique<SimulationOf<P, double>>(mesh, options, groups);
 }
 
 }  // namespace kempe::sim

@@ -530,6 +530,38 @@ TEST(EulerDG, AdvanceLandsExactlyOnTheEndTime) {
   EXPECT_EQ(solver.time(), 0.45);
 }
 
+TEST(EulerDG, TheFluxChosenAtRunTimeRunsThatFluxsKernels) {
+  // EulerSolver builds the flux kernels of its FluxSet and runs the one it is given: bit for bit the steps of
+  // the solver with that flux in its type, through every launch of flux kernels (the colored surface term, the
+  // elementwise pass fused with the stage and alone, the subcell blend's fluxes).
+  const Mesh mesh = solver_mesh(4, 10.0, -0.5);
+  using Chosen = dg::EulerSolver<1, double, Vortex, euler::FluxSet<euler::Flux::rusanov, euler::Flux::roe>>;
+  auto run = [&](auto& solver, bool blend) {
+    if (blend) solver.set_blending_shares(std::vector<double>(std::size_t(mesh.num_elements()), 0.3));
+    solver.project([](double x, double y, double* out) { Vortex::state(x, y, 0, out); });
+    EXPECT_GE(solver.advance_to(0.5, dg::Integrator::ssprk3, 0.5), 3);
+    return solver.solution();
+  };
+  for (const dg::Strategy strategy : {dg::Strategy::colored, dg::Strategy::elementwise})
+    for (const bool blend : {false, true}) {
+      SCOPED_TRACE(std::string(dg::strategies[int(strategy)].name) + (blend ? " with the subcell blend" : ""));
+      Chosen rusanov(mesh, gamma_air, Vortex{}, euler::Flux::rusanov, strategy), roe(mesh, gamma_air, Vortex{}, euler::Flux::roe, strategy);
+      EXPECT_EQ(rusanov.flux(), euler::Flux::rusanov);
+      dg::EulerDG<1, double, euler::Flux::rusanov, Vortex> fixed_rusanov(mesh, gamma_air, Vortex{}, strategy);
+      dg::EulerDG<1, double, euler::Flux::roe, Vortex> fixed_roe(mesh, gamma_air, Vortex{}, strategy);
+      const std::vector<double> chosen_rusanov = run(rusanov, blend), chosen_roe = run(roe, blend);
+      EXPECT_EQ(chosen_rusanov, run(fixed_rusanov, blend));
+      EXPECT_EQ(chosen_roe, run(fixed_roe, blend));
+      EXPECT_NE(chosen_rusanov, chosen_roe) << "the two fluxes ran the same kernels";
+    }
+  try {
+    Chosen hll(mesh, gamma_air, Vortex{}, euler::Flux::hll, dg::Strategy::colored);
+    ADD_FAILURE() << "a solver ran a flux it was not built for";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "flux hll: this solver is not built for it");
+  }
+}
+
 template <int P>
 void check_vortex_convergence(const std::vector<int>& sizes) {
   const std::vector<double> errors = test::vortex_errors<P>(sizes);
