@@ -287,7 +287,7 @@ YAML
   check "float run ends on a time float rounds down" contains "$(timeout 60 "$kempe" run "$work/generated.yaml" \
     --output "$work/float" --set solver.precision=float --set time.end=0.009 --set "output.times=[0.005]")" "# done: t = 0.009"
   # output.exact: Sod's tube on a coarse channel against the exact solution, regression norms of the case's
-  # scheme (p = 2, bounded subcell blend, 612 triangles: L1 density error 3.44e-3 at t = 0.25) and of the vertex
+  # scheme (p = 2, bounded subcell blend with its repair, 612 triangles: L1 density error 3.47e-3 at t = 0.25) and of the vertex
   # limiter at p = 1 (6.28e-3). The channel has a mesh line at the diaphragm, so the projection of the initial
   # jump is exact: no error at t = 0 but rounding.
   sod_out=$("$kempe" run "$source_dir/cases/sod.yaml" --set mesh.size=0.02 --output "$work/sod" --set output.interval=0)
