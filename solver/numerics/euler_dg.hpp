@@ -41,9 +41,9 @@ namespace kempe::dg {
 
 /// The solver of order P in precision Real with boundary conditions Boundary, for the numerical fluxes of
 /// `Fluxes` (euler::FluxSet), the one it runs chosen at construction. Only the flux kernels (the surface term,
-/// the elementwise pass, the subcell blend's fluxes) are instantiated per flux; everything else once, which keeps
-/// a build of every flux near a quarter of the compile time of one solver class per flux. EulerDG (below) names
-/// one flux in its type.
+/// the elementwise pass, the subcell blend's fluxes) are instantiated per flux; everything else once, which takes
+/// a fifth off the host compile of a build with every flux (docs/benchmarks.md, Build time). EulerDG (below)
+/// names one flux in its type.
 template <int P, class Real, class Boundary, class Fluxes = euler::AllFluxes>
 class EulerSolver {
  public:
@@ -401,6 +401,7 @@ class EulerSolver {
   void eval_surface(const Real* c, const Real* clock, Real stage_fraction, Real* out, Real* kxrcf = nullptr) {
     with_flux([&](auto f) { eval_surface_with<decltype(f)::value>(c, clock, stage_fraction, out, kxrcf); });
   }
+  /// eval_surface with the flux kernels of F (the solver's flux).
   template <euler::Flux F>
   void eval_surface_with(const Real* c, const Real* clock, Real stage_fraction, Real* out, Real* kxrcf) {
     const FaceIntegrals<P, Real, F, Boundary> integrals = face_integrals<F>(c, clock, stage_fraction, kxrcf);
