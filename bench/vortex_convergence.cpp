@@ -26,7 +26,7 @@ struct Row {
 
 template <int P>
 Row study(const std::vector<int>& sizes, dg::Limiter limiter = dg::Limiter::none) {
-  Row row{P, sizes, test::vortex_errors<P>(sizes, limiter)};
+  Row row{P, sizes, test::vortex_errors(P, sizes, limiter)};
   test::print_convergence_table(P, row.sizes, row.errors);
   return row;
 }
@@ -36,32 +36,24 @@ struct AdaptedRow {
   std::vector<test::AdaptedVortexError> rows;
 };
 
-template <int P>
-AdaptedRow adapted_study(int n, int levels, double end) {
-  AdaptedRow row{P, n, test::adapted_vortex_errors<P>(n, levels, end)};
-  test::print_adapted_table(P, n, end, row.rows);
+AdaptedRow adapted_study(int p, int n, int levels, double end) {
+  if (p < 1 || p > 4) {
+    std::fprintf(stderr, "kempe_bench_vortex adapted: the order must be 1..4, got %d\n", p);
+    std::exit(2);
+  }
+  AdaptedRow row{p, n, test::adapted_vortex_errors(p, n, levels, end)};
+  test::print_adapted_table(p, n, end, row.rows);
   std::fflush(stdout);
   return row;
-}
-
-AdaptedRow adapted_study_of_order(int p, int n, int levels, double end) {
-  switch (p) {
-    case 1: return adapted_study<1>(n, levels, end);
-    case 2: return adapted_study<2>(n, levels, end);
-    case 3: return adapted_study<3>(n, levels, end);
-    case 4: return adapted_study<4>(n, levels, end);
-  }
-  std::fprintf(stderr, "kempe_bench_vortex adapted: the order must be 1..4, got %d\n", p);
-  std::exit(2);
 }
 
 int adapted_main(int argc, char** argv) {
   std::vector<AdaptedRow> rows;
   if (argc == 6) {
-    rows.push_back(adapted_study_of_order(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]), std::atof(argv[5])));
+    rows.push_back(adapted_study(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]), std::atof(argv[5])));
   } else if (argc == 2) {
     constexpr double end = 1.0;
-    rows = {adapted_study<1>(16, 3, end), adapted_study<2>(8, 3, end), adapted_study<3>(8, 4, end), adapted_study<4>(4, 4, end)};
+    rows = {adapted_study(1, 16, 3, end), adapted_study(2, 8, 3, end), adapted_study(3, 8, 4, end), adapted_study(4, 4, 4, end)};
   } else {
     std::fprintf(stderr, "usage: kempe_bench_vortex adapted [P N LEVELS END]\n");
     return 2;

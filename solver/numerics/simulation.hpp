@@ -93,6 +93,15 @@ class Simulation {
   virtual double solver_time(double t) const = 0;
   /// The last step size (0 before the first step).
   virtual double last_dt() const = 0;
+  /// The largest stable step at CFL number `cfl` on the present state (EulerDG::stable_dt); throws
+  /// dg::NonPhysicalState at a non-physical state.
+  virtual double stable_dt(double cfl) const = 0;
+  /// The L2 and L1 norms over the mesh of variable `var` of the solution minus exact(x, y, conserved out)[var],
+  /// with a degree-11 rule on each element: the error against an exact solution at the present time.
+  virtual double l2_error(int var, const std::function<void(double, double, double*)>& exact) const = 0;
+  virtual double l1_error(int var, const std::function<void(double, double, double*)>& exact) const = 0;
+  /// The lowest pressure at the positivity limiter's check points (every volume and face quadrature point).
+  virtual double lowest_pressure() const = 0;
   /// c[var][mode][element] in double, copied from the backend.
   virtual std::vector<double> solution() const = 0;
   /// Replaces the solution and the time (resume from a checkpoint).

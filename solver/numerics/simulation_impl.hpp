@@ -47,6 +47,14 @@ class SimulationOf final : public Simulation {
   double time() const override { return double(solver_.time()); }
   double solver_time(double t) const override { return double(Real(t)); }
   double last_dt() const override { return double(solver_.last_dt()); }
+  double stable_dt(double cfl) const override { return double(solver_.stable_dt(cfl)); }
+  double l2_error(int var, const std::function<void(double, double, double*)>& exact) const override {
+    return solver_.l2_error(var, exact);
+  }
+  double l1_error(int var, const std::function<void(double, double, double*)>& exact) const override {
+    return solver_.l1_error(var, exact);
+  }
+  double lowest_pressure() const override { return solver_.lowest_pressure(); }
   std::vector<double> solution() const override {
     const std::vector<Real>& c = solver_.solution();
     return std::vector<double>(c.begin(), c.end());

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -23,27 +24,31 @@ struct AdaptedVortexError {
 /// L2 density errors of the vortex at time `end` (HLLC, SSP-RK3, CFL 0.5, exact boundary states) on a bent
 /// n x n grid of [0, 10]^2 refined at random to a 1-irregular mesh (two cycles, about a third of the leaves
 /// each), then uniformly `levels` - 1 times: each mesh halves the last one's element sizes and keeps its hanging
-/// faces, so the observed rate is the order of the scheme on nonconforming meshes. Order P, colored strategy.
-template <int P>
-std::vector<AdaptedVortexError> adapted_vortex_errors(int n, int levels, double end) {
+/// faces, so the observed rate is the order of the scheme on nonconforming meshes. Colored strategy; runs
+/// kempe_simulation's solvers, those `kempe run` runs.
+inline std::vector<AdaptedVortexError> adapted_vortex_errors(int order, int n, int levels, double end) {
   const Mesh start = solver_mesh(n, 10.0, -0.5);
   adapt::TriangleForest forest(start, Backend::cpu, 2 + levels);
   for (int cycle = 0; cycle < 2; ++cycle) {
     forest.flag_random(0.35, 0.0, 17, cycle);
     if (!forest.adapt().valid()) throw std::logic_error("adapted_vortex_errors: an invalid random adaptation");
   }
+  sim::SolverOptions options;
+  options.order = order;
+  options.flux = euler::Flux::hllc;
+  options.gamma = gamma_air;
+  options.positivity = 0;  // a smooth flow: no positivity limiter
   std::vector<AdaptedVortexError> rows;
   for (int level = 0; level < levels; ++level) {
     if (level > 0) {
       forest.flag_all(true, false);
       if (!forest.adapt(adapt::Check::colors).valid()) throw std::logic_error("adapted_vortex_errors: an invalid uniform refinement");
     }
-    dg::EulerDG<P, double, euler::Flux::hllc, Vortex> solver(forest, gamma_air, Vortex{}, dg::Strategy::colored);
-    solver.project([](double x, double y, double* out) { Vortex::state(x, y, 0, out); });
-    const int steps = static_cast<int>(std::ceil(end / solver.stable_dt(0.5)));
-    for (int step = 0; step < steps; ++step) solver.step(dg::Integrator::ssprk3, end / steps);  // lands on the end time
-    rows.push_back({solver.num_elements(), forest.check().hanging_faces,
-                    solver.l2_error(euler::density, [&](double x, double y, double* out) { Vortex::state(x, y, end, out); })});
+    const std::unique_ptr<sim::Simulation> run = sim::make_simulation(forest, options, vortex_boundaries(start));
+    run->project([](double x, double y, double* out) { Vortex::state(x, y, 0, out); });
+    advance_in_equal_steps(*run, end);
+    rows.push_back({run->num_elements(), forest.check().hanging_faces,
+                    run->l2_error(euler::density, [&](double x, double y, double* out) { Vortex::state(x, y, end, out); })});
   }
   return rows;
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <random>
 #include <utility>
 #include <vector>
@@ -15,8 +16,9 @@
 #include "kernels/boundary_K.hpp"
 #include "kernels/euler.hpp"
 #include "mesh/periodic.hpp"
-#include "solver/numerics/euler_dg.hpp"
 #include "mesh/generators.hpp"
+#include "solver/numerics/euler_dg.hpp"
+#include "solver/numerics/simulation.hpp"
 
 namespace kempe::test {
 
@@ -78,25 +80,43 @@ struct Vortex {
   }
 };
 
-/// L2 density errors at t = 1 on bent n x n meshes of [0, 10]^2, for order P (exact boundary states), with
-/// the given slope limiter after every stage.
-template <int P>
-/// blending_max > 0: with subcell shock capturing (EulerDG::set_subcell_blending) at that largest share.
-std::vector<double> vortex_errors(const std::vector<int>& sizes, dg::Limiter limiter = dg::Limiter::none, double blending_max = 0,
-                                  bool subcell_bounds = false) {
+/// The isentropic vortex's exact state (the named boundary function) on every boundary group of `mesh`.
+inline sim::BoundaryGroups vortex_boundaries(const Mesh& mesh) {
+  const std::size_t groups = mesh.boundary_names.size();
+  return {std::vector<bc::Kind>(groups, bc::Kind::function), std::vector<double>(groups * euler::num_vars, 0.0),
+          std::vector<bc::StateFunction>(groups, bc::StateFunction::isentropic_vortex)};
+}
+
+/// Advances `run` to `end` in equal steps of at most its stable step at CFL 0.5 (SSP-RK3), landing on `end`:
+/// the step the convergence studies take.
+inline void advance_in_equal_steps(sim::Simulation& run, double end) {
+  const int steps = static_cast<int>(std::ceil(end / run.stable_dt(0.5)));
+  run.advance(end, dg::Integrator::ssprk3, 0.5, end / steps, steps);
+}
+
+/// L2 density errors at t = 1 on bent n x n meshes of [0, 10]^2 for order `order` (HLLC, exact boundary states),
+/// with the given slope limiter after every stage and, where blending_max > 0, subcell shock capturing at that
+/// largest share (with bounds on the subcell averages where subcell_bounds). Runs kempe_simulation's solvers,
+/// those `kempe run` runs.
+inline std::vector<double> vortex_errors(int order, const std::vector<int>& sizes, dg::Limiter limiter = dg::Limiter::none,
+                                         double blending_max = 0, bool subcell_bounds = false) {
+  sim::SolverOptions options;
+  options.order = order;
+  options.flux = euler::Flux::hllc;
+  options.gamma = gamma_air;
+  options.limiter = limiter;
+  options.shock_capturing = blending_max > 0 ? dg::ShockCapturing::subcell : dg::ShockCapturing::none;
+  options.blending_max = blending_max;
+  options.subcell_bounds = subcell_bounds;
+  options.positivity = 0;  // a smooth flow: no positivity limiter
   std::vector<double> errors;
   for (const int n : sizes) {
     const Mesh mesh = solver_mesh(n, 10.0, -0.5);
-    dg::EulerDG<P, double, euler::Flux::hllc, Vortex> solver(mesh, gamma_air, Vortex{}, dg::Strategy::colored);
-    solver.set_limiter(limiter);
-    solver.set_subcell_blending(blending_max);
-    solver.set_subcell_bounds(subcell_bounds);
-    solver.project([](double x, double y, double* out) { Vortex::state(x, y, 0, out); });
+    const std::unique_ptr<sim::Simulation> run = sim::make_simulation(mesh, options, vortex_boundaries(mesh));
+    run->project([](double x, double y, double* out) { Vortex::state(x, y, 0, out); });
     const double end = 1.0;
-    const double dt_max = solver.stable_dt(0.5);
-    const int steps = static_cast<int>(std::ceil(end / dt_max));
-    for (int s = 0; s < steps; ++s) solver.step(dg::Integrator::ssprk3, end / steps);  // lands exactly on the end time
-    errors.push_back(solver.l2_error(euler::density, [&](double x, double y, double* out) { Vortex::state(x, y, end, out); }));
+    advance_in_equal_steps(*run, end);
+    errors.push_back(run->l2_error(euler::density, [&](double x, double y, double* out) { Vortex::state(x, y, end, out); }));
   }
   return errors;
 }

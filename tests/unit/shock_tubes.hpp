@@ -7,12 +7,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <memory>
 #include <vector>
 
 #include "dg_cases.hpp"
 #include "kernels/riemann_K.hpp"
 #include "mesh/generators.hpp"
-#include "solver/numerics/euler_dg.hpp"
+#include "solver/numerics/simulation.hpp"
 #include "solver/output/output.hpp"
 
 namespace kempe::test {
@@ -51,39 +53,48 @@ struct TubeResult {
   double beyond_shown[3] = {0, 0, 0};
 };
 
-/// Runs `tube` to its end time (HLL, SSP-RK3, CFL 0.5, positivity limiter) on strip(n), with the given limiter
-/// and, where blending_max > 0, subcell shock capturing at that largest share with finite volumes of order
-/// subcell_order, with bounds on the subcell averages where subcell_bounds, their repair where subcell_repair (within
-/// the element) and low-order edges where the low-order update overshoots where repair_edges.
-template <int P>
-TubeResult run_tube(const Mesh& mesh, int n, const Tube& tube, dg::Limiter limiter, double blending_max = 0, int subcell_order = 1,
-                    bool subcell_bounds = false, bool subcell_repair = false, bool repair_edges = false) {
-  const bc::Kind kinds[] = {bc::Kind::wall, bc::Kind::wall, bc::Kind::inflow, bc::Kind::inflow};
-  std::vector<double> states(4 * euler::num_vars, 0.0);  // waves stay inside: the ends keep the initial states
-  euler::conserved(tube.left.density, tube.left.velocity, 0.0, tube.left.pressure, gamma_air, &states[2 * euler::num_vars]);
-  euler::conserved(tube.right.density, tube.right.velocity, 0.0, tube.right.pressure, gamma_air, &states[3 * euler::num_vars]);
-  dg::EulerDG<P, double, euler::Flux::hll, bc::GroupBoundary<double>> solver(
-      mesh, gamma_air, bc::GroupBoundary<double>{kinds, states.data(), gamma_air}, dg::Strategy::colored);
-  solver.set_positivity_limiter(1e-12);
-  solver.set_limiter(limiter);
-  solver.set_subcell_blending(blending_max, subcell_order);
-  solver.set_subcell_bounds(subcell_bounds);
-  solver.set_subcell_repair(subcell_repair, dg::RepairReach::element, repair_edges);
-  solver.project([&](double x, double, double* out) {
+/// Runs `tube` to its end time (HLL, SSP-RK3, CFL 0.5, positivity limiter) at order `order` on strip(n), with the
+/// given limiter and, where blending_max > 0, subcell shock capturing at that largest share with finite volumes of
+/// order subcell_order, with bounds on the subcell averages where subcell_bounds, their repair where subcell_repair
+/// (within the element) and low-order edges where the low-order update overshoots where repair_edges. Runs
+/// kempe_simulation's solvers, those `kempe run` runs.
+inline TubeResult run_tube(int order, const Mesh& mesh, int n, const Tube& tube, dg::Limiter limiter, double blending_max = 0,
+                           int subcell_order = 1, bool subcell_bounds = false, bool subcell_repair = false,
+                           bool repair_edges = false) {
+  sim::BoundaryGroups groups;  // waves stay inside: the ends keep the initial states
+  groups.kinds = {bc::Kind::wall, bc::Kind::wall, bc::Kind::inflow, bc::Kind::inflow};
+  groups.states.assign(4 * euler::num_vars, 0.0);
+  euler::conserved(tube.left.density, tube.left.velocity, 0.0, tube.left.pressure, gamma_air, &groups.states[2 * euler::num_vars]);
+  euler::conserved(tube.right.density, tube.right.velocity, 0.0, tube.right.pressure, gamma_air, &groups.states[3 * euler::num_vars]);
+  sim::SolverOptions options;
+  options.order = order;
+  options.flux = euler::Flux::hll;
+  options.gamma = gamma_air;
+  options.limiter = limiter;
+  options.positivity = 1e-12;
+  options.shock_capturing = blending_max > 0 ? dg::ShockCapturing::subcell : dg::ShockCapturing::none;
+  options.blending_max = blending_max;
+  options.subcell_order = subcell_order;
+  options.subcell_bounds = subcell_bounds;
+  options.subcell_repair = subcell_repair;
+  options.subcell_repair_reach = dg::RepairReach::element;
+  options.subcell_repair_edges = repair_edges;
+  const std::unique_ptr<sim::Simulation> solver = sim::make_simulation(mesh, options, groups);
+  solver->project([&](double x, double, double* out) {
     const riemann::Primitive<double>& s = x < 0.5 ? tube.left : tube.right;
     euler::conserved(s.density, s.velocity, 0.0, s.pressure, gamma_air, out);
   });
-  solver.advance_to(tube.t_end, dg::Integrator::ssprk3, 0.5);
+  solver->advance(tube.t_end, dg::Integrator::ssprk3, 0.5, 0, std::numeric_limits<int>::max());
   const riemann::Star<double> star = riemann::star_state(tube.left, tube.right, gamma_air);
   auto exact_density = [&](double x) { return riemann::sample(tube.left, tube.right, star, gamma_air, (x - 0.5) / tube.t_end).density; };
   TubeResult r;
   double area = 0;
   for (const double a : mesh.volume) area += a;
-  r.l1 = solver.l1_error(euler::density, [&](double x, double, double* out) {
+  r.l1 = solver->l1_error(euler::density, [&](double x, double, double* out) {
            const riemann::Primitive<double> s = riemann::sample(tube.left, tube.right, star, gamma_air, (x - 0.5) / tube.t_end);
            euler::conserved(s.density, s.velocity, 0.0, s.pressure, gamma_air, out);
          }) / area;
-  const std::vector<double>& c = solver.solution();
+  const std::vector<double> c = solver->solution();
   const index_t k = mesh.num_elements();
   // The exact solution's range of density, velocity and pressure.
   double exact_lo[3] = {1e300, 1e300, 1e300}, exact_hi[3] = {-1e300, -1e300, -1e300};
@@ -104,7 +115,7 @@ TubeResult run_tube(const Mesh& mesh, int n, const Tube& tube, dg::Limiter limit
   }
   // How far the states that `table` ([points][modes], linear in the modes) gives in every element reach beyond
   // the exact range: the output lattice's nodes (order max(p, 1), as solver/output samples), the subcell averages.
-  constexpr int nm = basis::num_modes(P);
+  const int nm = solver->num_modes();
   auto reach = [&](const double (&values)[3], double* out) {
     for (int j = 0; j < 3; ++j) {
       const double range = exact_hi[j] - exact_lo[j];
@@ -121,13 +132,13 @@ TubeResult run_tube(const Mesh& mesh, int n, const Tube& tube, dg::Limiter limit
         reach({u[euler::density], u[euler::momentum_x] / u[euler::density], euler::pressure(u, gamma_air)}, out);
       }
   };
-  const int lattice = P < 1 ? 1 : P;
+  const int lattice = order < 1 ? 1 : order;
   std::vector<double> nodes;
   for (const auto& [i, j] : output::lagrange_triangle_lattice(lattice))
     for (int m = 0; m < nm; ++m) nodes.push_back(basis::mode(m, -1 + 2.0 * i / lattice, -1 + 2.0 * j / lattice));
   beyond(nodes, r.beyond);
-  beyond(dg::subcell_operators(P).average, r.beyond_subcell);
-  const output::SampledSolution shown = output::sample_solution(mesh, P, gamma_air, c, {}, tube.t_end, solver.subcell_bounded());
+  beyond(dg::subcell_operators(order).average, r.beyond_subcell);
+  const output::SampledSolution shown = output::sample_solution(mesh, order, gamma_air, c, {}, tube.t_end, solver->subcell_cells());
   for (index_t i = 0; i < shown.num_points(); ++i) reach({shown.density[i], shown.velocity[3 * i], shown.pressure[i]}, r.beyond_shown);
   return r;
 }
@@ -139,14 +150,14 @@ inline const Tube riemann_tubes[] = {{"Sod", {1, 0, 1}, {0.125, 0, 0.1}, 0.25},
                                      {"4", {1, 0, 0.01}, {1, 0, 100}, 0.035},
                                      {"5", {5.99924, 19.5975, 460.894}, {5.99242, -6.19633, 46.0950}, 0.035}};
 
-/// Runs vortex_errors<P>(sizes, limiter, blending_max, subcell_bounds), prints the table and checks the finest
+/// Runs vortex_errors(p, sizes, limiter, blending_max, subcell_bounds), prints the table and checks the finest
 /// rate: at least p + 0.8 (p + 0.5 at p >= 4, which converges at 4.54 unlimited on the meshes of 8 x 8 to 16 x 16).
-template <int P>
-void expect_vortex_rate(const std::vector<int>& sizes, dg::Limiter limiter, double blending_max = 0, bool subcell_bounds = false) {
-  const std::vector<double> errors = vortex_errors<P>(sizes, limiter, blending_max, subcell_bounds);
-  print_convergence_table(P, sizes, errors);
+inline void expect_vortex_rate(int p, const std::vector<int>& sizes, dg::Limiter limiter, double blending_max = 0,
+                               bool subcell_bounds = false) {
+  const std::vector<double> errors = vortex_errors(p, sizes, limiter, blending_max, subcell_bounds);
+  print_convergence_table(p, sizes, errors);
   const double rate = std::log(errors[errors.size() - 2] / errors.back()) / std::log(double(sizes.back()) / sizes[sizes.size() - 2]);
-  EXPECT_GE(rate, P < 4 ? P + 0.8 : P + 0.5) << "p = " << P;
+  EXPECT_GE(rate, p < 4 ? p + 0.8 : p + 0.5) << "p = " << p;
 }
 
 }  // namespace kempe::test

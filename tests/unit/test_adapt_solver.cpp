@@ -269,7 +269,7 @@ TEST(AdaptiveRun, TheVortexConservesOver200StepsAdaptingEvery5WithEveryStrategy)
 template <int P>
 void check_adapted_convergence(int n, int levels, double least) {
   constexpr double end = 1.0;
-  const std::vector<test::AdaptedVortexError> rows = test::adapted_vortex_errors<P>(n, levels, end);
+  const std::vector<test::AdaptedVortexError> rows = test::adapted_vortex_errors(P, n, levels, end);
   test::print_adapted_table(P, n, end, rows);
   for (const auto& row : rows) EXPECT_GT(row.hanging_faces, 0);
   EXPECT_GE(test::adapted_rate(rows, rows.size() - 1), least) << "p = " << P;

@@ -618,13 +618,13 @@ TEST(ShockTube, SubcellRepairKeepsTestFiveInRange) {
   // strip; checked within 1.5 %, at most 0.8 times the vertex limiter's, p = 3 below p = 2.
   const Mesh mesh = test::strip(32);
   const test::Tube& t = test::riemann_tubes[4];
-  const double vertex1 = test::run_tube<1>(mesh, 32, t, dg::Limiter::vertex).l1;
-  const test::TubeResult r2 = test::run_tube<2>(mesh, 32, t, dg::Limiter::none, dg::default_blending_max(2), 1, true),
-                         r3 = test::run_tube<3>(mesh, 32, t, dg::Limiter::none, dg::default_blending_max(3), 1, true),
-                         s2 = test::run_tube<2>(mesh, 32, t, dg::Limiter::none, dg::default_blending_max(2), 1, true, true),
-                         s3 = test::run_tube<3>(mesh, 32, t, dg::Limiter::none, dg::default_blending_max(3), 1, true, true),
-                         e2 = test::run_tube<2>(mesh, 32, t, dg::Limiter::none, dg::default_blending_max(2), 1, true, true, true),
-                         e3 = test::run_tube<3>(mesh, 32, t, dg::Limiter::none, dg::default_blending_max(3), 1, true, true, true);
+  const double vertex1 = test::run_tube(1, mesh, 32, t, dg::Limiter::vertex).l1;
+  const test::TubeResult r2 = test::run_tube(2, mesh, 32, t, dg::Limiter::none, dg::default_blending_max(2), 1, true),
+                         r3 = test::run_tube(3, mesh, 32, t, dg::Limiter::none, dg::default_blending_max(3), 1, true),
+                         s2 = test::run_tube(2, mesh, 32, t, dg::Limiter::none, dg::default_blending_max(2), 1, true, true),
+                         s3 = test::run_tube(3, mesh, 32, t, dg::Limiter::none, dg::default_blending_max(3), 1, true, true),
+                         e2 = test::run_tube(2, mesh, 32, t, dg::Limiter::none, dg::default_blending_max(2), 1, true, true, true),
+                         e3 = test::run_tube(3, mesh, 32, t, dg::Limiter::none, dg::default_blending_max(3), 1, true, true, true);
   std::printf("Toro's test 5 on 32 x 2 squares, bounds without / with the repair / with it and low-order edges: L1 density\n"
               "error; the subcell averages' and the output's density beyond the exact range, %% (vertex p = 1: L1 %.3e)\n", vertex1);
   for (const auto& [p, without, with, edges] : {std::tuple{2, &r2, &s2, &e2}, std::tuple{3, &r3, &s3, &e3}}) {
@@ -854,13 +854,13 @@ TEST(ShockTube, SubcellBlendingMakesHighOrderPay) {
               "subcell p = 2, second-order subcells |\n"
               "|---|---|---|---|---|---|---|---|\n");
   for (const test::Tube& t : test::riemann_tubes) {
-    const test::TubeResult v1 = test::run_tube<1>(mesh, 32, t, dg::Limiter::vertex),
-                           s1 = test::run_tube<1>(mesh, 32, t, dg::Limiter::none, dg::default_blending_max(1)),
-                           s2 = test::run_tube<2>(mesh, 32, t, dg::Limiter::none, dg::default_blending_max(2)),
-                           s3 = test::run_tube<3>(mesh, 32, t, dg::Limiter::none, dg::default_blending_max(3)),
-                           s4 = test::run_tube<4>(mesh, 32, t, dg::Limiter::none, dg::default_blending_max(4)),
-                           s2_half = test::run_tube<2>(half, 16, t, dg::Limiter::none, dg::default_blending_max(2)),
-                           s2_second = test::run_tube<2>(mesh, 32, t, dg::Limiter::none, dg::default_blending_max(2, 2), 2);
+    const test::TubeResult v1 = test::run_tube(1, mesh, 32, t, dg::Limiter::vertex),
+                           s1 = test::run_tube(1, mesh, 32, t, dg::Limiter::none, dg::default_blending_max(1)),
+                           s2 = test::run_tube(2, mesh, 32, t, dg::Limiter::none, dg::default_blending_max(2)),
+                           s3 = test::run_tube(3, mesh, 32, t, dg::Limiter::none, dg::default_blending_max(3)),
+                           s4 = test::run_tube(4, mesh, 32, t, dg::Limiter::none, dg::default_blending_max(4)),
+                           s2_half = test::run_tube(2, half, 16, t, dg::Limiter::none, dg::default_blending_max(2)),
+                           s2_second = test::run_tube(2, mesh, 32, t, dg::Limiter::none, dg::default_blending_max(2, 2), 2);
     std::printf("| %s | %.3e (%.1f) | %.3e (%.1f) | %.3e (%.1f) | %.3e (%.1f) | %.3e (%.1f) | %.3e (%.1f) | %.3e (%.1f) |\n", t.name,
                 v1.l1, 100 * v1.spill, s1.l1, 100 * s1.spill, s2.l1, 100 * s2.spill, s3.l1, 100 * s3.spill, s4.l1, 100 * s4.spill,
                 s2_half.l1, 100 * s2_half.spill, s2_second.l1, 100 * s2_second.spill);
@@ -883,11 +883,11 @@ TEST(ShockTube, SubcellBlendingHoldsToroStationaryContact) {
   // at rest (see TheEntropyFilterHoldsToroStationaryContact).
   const test::Tube tube{"Toro 5 (book)", {1, -19.59745, 1000}, {1, -19.59745, 0.01}, 0.012};
   const Mesh mesh = test::strip(32);
-  const double vertex1 = test::run_tube<1>(mesh, 32, tube, dg::Limiter::vertex).l1;
+  const double vertex1 = test::run_tube(1, mesh, 32, tube, dg::Limiter::vertex).l1;
   double errors[3] = {};
-  EXPECT_NO_THROW(errors[0] = test::run_tube<1>(mesh, 32, tube, dg::Limiter::none, dg::default_blending_max(1)).l1);
-  EXPECT_NO_THROW(errors[1] = test::run_tube<2>(mesh, 32, tube, dg::Limiter::none, dg::default_blending_max(2)).l1);
-  EXPECT_NO_THROW(errors[2] = test::run_tube<3>(mesh, 32, tube, dg::Limiter::none, dg::default_blending_max(3)).l1);
+  EXPECT_NO_THROW(errors[0] = test::run_tube(1, mesh, 32, tube, dg::Limiter::none, dg::default_blending_max(1)).l1);
+  EXPECT_NO_THROW(errors[1] = test::run_tube(2, mesh, 32, tube, dg::Limiter::none, dg::default_blending_max(2)).l1);
+  EXPECT_NO_THROW(errors[2] = test::run_tube(3, mesh, 32, tube, dg::Limiter::none, dg::default_blending_max(3)).l1);
   std::printf("Toro's stationary contact, L1 density error per unit area: vertex p = 1 %.4e; subcell p = 1, 2, 3: %.4e %.4e %.4e\n",
               vertex1, errors[0], errors[1], errors[2]);
   for (const double e : errors) EXPECT_LT(e, 1.25 * vertex1);
@@ -895,19 +895,19 @@ TEST(ShockTube, SubcellBlendingHoldsToroStationaryContact) {
 
 TEST(EulerDG, IsentropicVortexKeepsItsOrderUnderSubcellBlending) {
   // The KXRCF flags gate the blend: the errors are the unblended scheme's (1.98, 2.99, 3.83, 4.53 at the finest).
-  test::expect_vortex_rate<1>({8, 16, 32}, dg::Limiter::none, dg::default_blending_max(1));
-  test::expect_vortex_rate<2>({8, 16, 32}, dg::Limiter::none, dg::default_blending_max(2));
-  test::expect_vortex_rate<3>({8, 12, 16}, dg::Limiter::none, dg::default_blending_max(3));
-  test::expect_vortex_rate<4>({8, 12, 16}, dg::Limiter::none, dg::default_blending_max(4));
+  test::expect_vortex_rate(1, {8, 16, 32}, dg::Limiter::none, dg::default_blending_max(1));
+  test::expect_vortex_rate(2, {8, 16, 32}, dg::Limiter::none, dg::default_blending_max(2));
+  test::expect_vortex_rate(3, {8, 12, 16}, dg::Limiter::none, dg::default_blending_max(3));
+  test::expect_vortex_rate(4, {8, 12, 16}, dg::Limiter::none, dg::default_blending_max(4));
 }
 
 TEST(EulerDG, IsentropicVortexKeepsItsOrderUnderBoundedSubcellBlending) {
   // With bounds on the subcell averages: they act only where the KXRCF flags an element or the blend acts, and
   // there they would clip the vortex's smooth density minimum to its neighbours' range.
-  test::expect_vortex_rate<1>({8, 16, 32}, dg::Limiter::none, dg::default_blending_max(1), true);
-  test::expect_vortex_rate<2>({8, 16, 32}, dg::Limiter::none, dg::default_blending_max(2), true);
-  test::expect_vortex_rate<3>({8, 12, 16}, dg::Limiter::none, dg::default_blending_max(3), true);
-  test::expect_vortex_rate<4>({8, 12, 16}, dg::Limiter::none, dg::default_blending_max(4), true);
+  test::expect_vortex_rate(1, {8, 16, 32}, dg::Limiter::none, dg::default_blending_max(1), true);
+  test::expect_vortex_rate(2, {8, 16, 32}, dg::Limiter::none, dg::default_blending_max(2), true);
+  test::expect_vortex_rate(3, {8, 12, 16}, dg::Limiter::none, dg::default_blending_max(3), true);
+  test::expect_vortex_rate(4, {8, 12, 16}, dg::Limiter::none, dg::default_blending_max(4), true);
 }
 
 TEST(ShockTube, SubcellBoundsKeepTheSubcellAveragesInRange) {
@@ -932,10 +932,10 @@ TEST(ShockTube, SubcellBoundsKeepTheSubcellAveragesInRange) {
               "watch, the polynomial pulled into the range of the neighbourhood's subcell averages}\n"
               "| test | vertex p = 1 | p = 1 | | p = 2 | | p = 3 | |\n|---|---|---|---|---|---|---|---|\n");
   for (const test::Tube& t : test::riemann_tubes) {
-    const double vertex1 = test::run_tube<1>(mesh, 32, t, dg::Limiter::vertex).l1;
-    const test::TubeResult r1 = test::run_tube<1>(mesh, 32, t, dg::Limiter::none, dg::default_blending_max(1), 1, true),
-                           r2 = test::run_tube<2>(mesh, 32, t, dg::Limiter::none, dg::default_blending_max(2), 1, true),
-                           r3 = test::run_tube<3>(mesh, 32, t, dg::Limiter::none, dg::default_blending_max(3), 1, true);
+    const double vertex1 = test::run_tube(1, mesh, 32, t, dg::Limiter::vertex).l1;
+    const test::TubeResult r1 = test::run_tube(1, mesh, 32, t, dg::Limiter::none, dg::default_blending_max(1), 1, true),
+                           r2 = test::run_tube(2, mesh, 32, t, dg::Limiter::none, dg::default_blending_max(2), 1, true),
+                           r3 = test::run_tube(3, mesh, 32, t, dg::Limiter::none, dg::default_blending_max(3), 1, true);
     std::printf("| %s | %.3e |%s%s%s\n", t.name, vertex1, cell(r1).c_str(), cell(r2).c_str(), cell(r3).c_str());
     std::fflush(stdout);
     EXPECT_LE(r2.l1, 0.8 * vertex1) << t.name << ": p = 2 against the vertex limiter's p = 1";
