@@ -150,7 +150,8 @@ void strategies(const std::vector<int>& sizes, double bandwidth) {
 }
 
 /// A pass (the elementwise one, EvalElement; a colored face pass) compiled for a launch shape (threads per
-/// block, blocks per multiprocessor: LaunchShape): ms (registers per thread, bytes spilled to local memory).
+/// block, blocks per multiprocessor: LaunchShape): ms (registers per thread, bytes of local memory per thread:
+/// stack frame and spills).
 template <int Threads, int Blocks, class Pass>
 void occupancy_cell(const Pass& pass, index_t k) {
   using Shaped = WithLaunchShape<Pass, Threads, Blocks>;
@@ -183,7 +184,7 @@ void occupancy_row(const Mesh& mesh) {
 void occupancy(const std::vector<int>& sizes) {
   const Mesh mesh = colored_mesh(build_mesh(square_grid(sizes.back(), true)), "kempe", "color_renumber");
   std::printf("\n### The elementwise rhs pass (EvalElement, Rusanov) by launch shape (threads per block x blocks per SM "
-              "it must fit), %.2fM triangles: ms (registers per thread, bytes spilled)\n\n", mesh.num_elements() / 1e6);
+              "it must fit), %.2fM triangles: ms (registers per thread, bytes of local memory: stack frame and spills)\n\n", mesh.num_elements() / 1e6);
   std::printf("| p | precision | element_pass_shape | 256 x 1 | 256 x 2 | 128 x 1 | 128 x 3 | 128 x 4 |\n"
               "|---|---|---|---|---|---|---|---|\n");
   occupancy_row<1, double>(mesh);
@@ -231,8 +232,8 @@ double dmr_seconds_per_step(const Mesh& mesh, dg::Strategy strategy, int steps, 
 /// use shrink with the blocks it must fit, which raises the occupancy the face passes lack (16-18 % at 1 block).
 void face_shapes(int ny) {
   const Mesh raw = double_mach_mesh(ny, 7);
-  std::printf("\n### The colored face passes by launch shape (Table 10's case, p = 1, HLL, %d triangles): us per launch "
-              "(registers per thread, bytes spilled)\n\n", int(raw.num_elements()));
+  std::printf("\n### The colored face passes by launch shape (Table 10's case, p = 1, HLL, %d triangles): ms per launch "
+              "(registers per thread, bytes of local memory: stack frame and spills)\n\n", int(raw.num_elements()));
   std::printf("| ordering | color | faces | 128 x 1 | 128 x 2 | 128 x 3 | 128 x 4 | 256 x 2 |\n|---|---|---|---|---|---|---|---|\n");
   for (const char* ordering : {"color_renumber", "hilbert"}) {
     const Mesh mesh = colored_mesh(raw, "kempe", ordering);
