@@ -10,7 +10,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -20,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "../unit/adapt_fixtures.hpp"
 #include "../unit/dg_cases.hpp"
 #include "skip.hpp"
 #include "solver/numerics/simulation.hpp"
@@ -73,17 +73,6 @@ sim::SolverOptions options_of(int order, dg::Strategy strategy, sim::Precision p
 /// distorted by 0.1 and 0.2, 1.1e-5 to 3.2e-4 (largest 5.3e-3) at p = 1 to 3. The floor is 10 times the p = 1
 /// figures, a few times the largest; a wrong kernel moves the solution by far more (and its totals).
 constexpr Difference switch_floor{7e-4, 1.2e-2};
-
-/// The integrals of mass and energy over the mesh: sum over elements of volume times the constant mode's
-/// coefficient (the modal basis's other modes integrate to zero), c[var][mode][element].
-std::array<double, 2> mass_and_energy(const Mesh& mesh, const std::vector<double>& c, int modes) {
-  const std::size_t elements = mesh.volume.size();
-  std::array<double, 2> totals{0, 0};
-  const int vars[2] = {euler::density, euler::energy};
-  for (int i = 0; i < 2; ++i)
-    for (std::size_t e = 0; e < elements; ++e) totals[i] += mesh.volume[e] * c[std::size_t(vars[i]) * modes * elements + e];
-  return totals;
-}
 
 /// Runs one solver set-up on both backends to `end` (SSP-RK3, CFL 0.5) and compares: same step count, same
 /// time, coefficients within `tolerance`. With `spread_seeds` > 0 the scheme's switches amplify roundings (the
@@ -144,10 +133,10 @@ void expect_gpu_matches_cpu(const Mesh& mesh, const sim::BoundaryGroups& groups,
   }
   EXPECT_LT(d.normwise, std::max({tolerance, 10 * spread.normwise, switch_floor.normwise})) << what;
   EXPECT_LT(d.largest, std::max({1e3 * tolerance, 10 * spread.largest, switch_floor.largest})) << what;
-  const std::array<double, 2> cpu_totals = mass_and_energy(mesh, cpu->solution(), cpu->num_modes()),
-                              gpu_totals = mass_and_energy(mesh, gpu->solution(), gpu->num_modes());
-  for (int i = 0; i < 2; ++i)
-    EXPECT_NEAR(gpu_totals[i], cpu_totals[i], 1e-12 * std::abs(cpu_totals[i])) << what << (i == 0 ? ", mass" : ", energy");
+  const auto cpu_totals = test::totals(mesh.volume, cpu->solution(), cpu->num_modes(), mesh.num_elements()),
+             gpu_totals = test::totals(mesh.volume, gpu->solution(), gpu->num_modes(), mesh.num_elements());
+  for (const int v : {euler::density, euler::energy})
+    EXPECT_NEAR(gpu_totals[v], cpu_totals[v], 1e-12 * std::abs(cpu_totals[v])) << what << ", variable " << v;
 }
 
 void vortex_state(double x, double y, double* u) { test::Vortex::state(x, y, 0, u); }

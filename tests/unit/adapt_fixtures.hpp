@@ -89,18 +89,22 @@ void compare_dg_tables(const dg::DGMesh<Real>& a, const dg::DGMesh<Real>& b, Com
   compare(x.vertex_elements, y.vertex_elements, 3 * ne, "vertex-to-element lists");
 }
 
-/// The mesh integrals of the conserved variables of a solver's solution: sum over elements of |J| times each
-/// variable's mode 0 (up to the constant factor of the basis).
-template <class Solver>
-std::array<double, euler::num_vars> totals(const Solver& solver) {
-  constexpr int nm = Solver::num_modes;
-  const auto& c = solver.solution();
-  const auto& jacobian = solver.mesh().jacobian();
-  const index_t k = solver.num_elements();
+/// The mesh integrals of the conserved variables of coefficients c[var][mode][element] (`modes` per variable):
+/// sum over elements of weight[e] (|J| or the area, which are proportional) times each variable's mode 0 (up to
+/// the constant factor of the basis; the other modes integrate to zero).
+template <class Weights, class Coefficients>
+std::array<double, euler::num_vars> totals(const Weights& weight, const Coefficients& c, int modes, index_t elements) {
   std::array<double, euler::num_vars> total{};
   for (int v = 0; v < euler::num_vars; ++v)
-    for (index_t e = 0; e < k; ++e) total[v] += double(jacobian[e]) * double(c[std::size_t(v) * nm * k + e]);
+    for (index_t e = 0; e < elements; ++e)
+      total[v] += double(weight[e]) * double(c[std::size_t(v) * modes * elements + e]);
   return total;
+}
+
+/// The same of a solver's solution, weighted by |J|.
+template <class Solver>
+std::array<double, euler::num_vars> totals(const Solver& solver) {
+  return totals(solver.mesh().jacobian(), solver.solution(), Solver::num_modes, solver.num_elements());
 }
 
 }  // namespace kempe::test
