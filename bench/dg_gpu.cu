@@ -11,7 +11,9 @@
 //  5. Table 7: the device memory each strategy holds, from the allocations and from cudaMemGetInfo;
 //  6. the elementwise rhs pass compiled for 1-4 resident blocks per multiprocessor (registers, spills, time);
 //  7. (faces) the colored face passes of Table 10's case compiled likewise.
-// Usage: kempe_bench_gpu [all|throughput|strategies|occupancy|dmr|faces] [SIZES...]. SIZES: N of the throughput grids,
+// `table10` runs Table 10's case alone (colored with color renumbering, then colored and elementwise with rcm
+// and hilbert), to compare builds.
+// Usage: kempe_bench_gpu [all|throughput|strategies|occupancy|dmr|faces|table10] [SIZES...]. SIZES: N of the throughput grids,
 // default 224 708 1415 (100k, 1M and 4M triangles); strategies and occupancy use the last. Times are medians of
 // CUDA-event timings after a warm-up.
 // `kempe_bench_gpu profile ORDERING STRATEGY [STEPS]` runs Table 10's double Mach case (as `dmr`, kempe colors)
@@ -178,6 +180,8 @@ void occupancy_row(const Mesh& mesh) {
   occupancy_cell<128, 1>(pass, k);
   occupancy_cell<128, 3>(pass, k);
   occupancy_cell<128, 4>(pass, k);
+  occupancy_cell<128, 5>(pass, k);
+  occupancy_cell<128, 6>(pass, k);
   std::printf("\n");
 }
 
@@ -185,8 +189,8 @@ void occupancy(const std::vector<int>& sizes) {
   const Mesh mesh = colored_mesh(build_mesh(square_grid(sizes.back(), true)), "kempe", "color_renumber");
   std::printf("\n### The elementwise rhs pass (EvalElement, Rusanov) by launch shape (threads per block x blocks per SM "
               "it must fit), %.2fM triangles: ms (registers per thread, bytes of local memory: stack frame and spills)\n\n", mesh.num_elements() / 1e6);
-  std::printf("| p | precision | element_pass_shape | 256 x 1 | 256 x 2 | 128 x 1 | 128 x 3 | 128 x 4 |\n"
-              "|---|---|---|---|---|---|---|---|\n");
+  std::printf("| p | precision | element_pass_shape | 256 x 1 | 256 x 2 | 128 x 1 | 128 x 3 | 128 x 4 | 128 x 5 | 128 x 6 |\n"
+              "|---|---|---|---|---|---|---|---|---|---|\n");
   occupancy_row<1, double>(mesh);
   occupancy_row<2, double>(mesh);
   occupancy_row<3, double>(mesh);
@@ -228,13 +232,15 @@ double dmr_seconds_per_step(const Mesh& mesh, dg::Strategy strategy, int steps, 
 }
 
 /// The colored strategy's face passes on Table 10's case by launch shape (occupancy_cell): each color's launch
-/// with the kernel compiled for 128 threads and 1-4 blocks per multiprocessor, and 256 x 2; the registers it may
-/// use shrink with the blocks it must fit, which raises the occupancy the face passes lack (16-18 % at 1 block).
+/// with the kernel compiled for 128 threads and 1-6 or 8 blocks per multiprocessor, and 256 x 2; the registers it
+/// may use shrink with the blocks it must fit (from 5 blocks it spills), which raises the occupancy the face
+/// passes lack (16-18 % at 1 block).
 void face_shapes(int ny) {
   const Mesh raw = double_mach_mesh(ny, 7);
   std::printf("\n### The colored face passes by launch shape (Table 10's case, p = 1, HLL, %d triangles): ms per launch "
               "(registers per thread, bytes of local memory: stack frame and spills)\n\n", int(raw.num_elements()));
-  std::printf("| ordering | color | faces | 128 x 1 | 128 x 2 | 128 x 3 | 128 x 4 | 256 x 2 |\n|---|---|---|---|---|---|---|---|\n");
+  std::printf("| ordering | color | faces | 128 x 1 | 128 x 2 | 128 x 3 | 128 x 4 | 256 x 2 | 128 x 5 | 128 x 6 | 128 x 8 |\n"
+              "|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const char* ordering : {"color_renumber", "hilbert"}) {
     const Mesh mesh = colored_mesh(raw, "kempe", ordering);
     const test::DoubleMachBoundary groups;
@@ -254,6 +260,9 @@ void face_shapes(int ny) {
       occupancy_cell<128, 3>(pass, n);
       occupancy_cell<128, 4>(pass, n);
       occupancy_cell<256, 2>(pass, n);
+      occupancy_cell<128, 5>(pass, n);
+      occupancy_cell<128, 6>(pass, n);
+      occupancy_cell<128, 8>(pass, n);
       std::printf("\n");
     }
   }
@@ -294,6 +303,24 @@ void double_mach(int ny) {
     dmr_seconds_per_step(meshes[1], s.value, 1, true, &ours, &driver);
     std::printf("| %s | %.1f | %.1f | %.1f |\n", std::string(s.name).c_str(), ours.total() / 1048576.0, driver / 1048576.0,
                 ours.strategy / 1048576.0);
+  }
+}
+
+/// Table 10's run alone: kempe colors with color renumbering (the paper's), colored, 1000 steps; then the colored
+/// and elementwise strategies with rcm and hilbert, 200 steps each, the step graph on: what compares builds of
+/// different launch shapes in a few seconds each.
+void table10(int ny) {
+  const Mesh raw = double_mach_mesh(ny, 7);
+  const Mesh renumbered = colored_mesh(raw, "kempe", "color_renumber");
+  std::printf("\n### Table 10 alone (double Mach reflection, p = 1, %d triangles numbered at random, vertex + positivity "
+              "limiters): ms per step with the step graph\n\n", int(raw.num_elements()));
+  std::printf("| strategy | ordering | steps | ms per step |\n|---|---|---|---|\n");
+  std::printf("| colored | color_renumber | 1000 | %.3f |\n", 1e3 * dmr_seconds_per_step(renumbered, dg::Strategy::colored, 1000, true));
+  for (const char* ordering : {"rcm", "hilbert"}) {
+    const Mesh mesh = colored_mesh(raw, "kempe", ordering);
+    for (const dg::Strategy strategy : {dg::Strategy::colored, dg::Strategy::elementwise})
+      std::printf("| %s | %s | 200 | %.3f |\n", std::string(dg::strategies[int(strategy)].name).c_str(), ordering,
+                  1e3 * dmr_seconds_per_step(mesh, strategy, 200, true));
   }
 }
 
@@ -349,6 +376,7 @@ int main(int argc, char** argv) {
     if (what == "all" || what == "occupancy") occupancy(sizes);
     if (what == "all" || what == "dmr") double_mach(280);
     if (what == "all" || what == "faces") face_shapes(280);
+    if (what == "table10") table10(280);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kempe_bench_gpu: %s\n", e.what());
     return 1;

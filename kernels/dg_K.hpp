@@ -645,6 +645,17 @@ struct FaceIntegrals {
 /// at 50-150 ns per face.
 inline constexpr index_t prefetch_distance = 8;
 
+/// Launch shape of the colored and atomic face passes (EvalSurface; LaunchShape in backend.hpp): one block of
+/// 128 threads per multiprocessor at least. At p = 1 in double the pass needs 128-138 registers (by flux and
+/// boundary) whatever fewer blocks it is asked to fit (1-4, `kempe_bench_gpu faces`), 12 warps a multiprocessor.
+struct FacePassShape {
+  int block_size, min_blocks_per_sm;
+};
+template <int P, class Real>
+constexpr FacePassShape face_pass_shape() {
+  return {128, 1};
+}
+
 /// colored and atomic: face `first + i` (of faces [first, end)) adds its contributions to both elements' rhs.
 /// WithVolume (colored, one launch per color in ascending order): each element's volume term comes with its
 /// first face instead of from EvalVolume. The pass of color `color` stores, for each of its faces' elements whose
@@ -654,6 +665,8 @@ inline constexpr index_t prefetch_distance = 8;
 /// pass over the elements precedes the colors. CPU only, in lanes (the GPU keeps the volume pass).
 template <int P, class Real, euler::Flux F, bool Atomic, class Boundary, bool WithVolume = false>
 struct EvalSurface {
+  static constexpr int block_size = face_pass_shape<P, Real>().block_size;
+  static constexpr int min_blocks_per_sm = face_pass_shape<P, Real>().min_blocks_per_sm;
   index_t first, end;
   Real* rhs;
   FaceIntegrals<P, Real, F, Boundary> integrals;
