@@ -9,8 +9,8 @@
 //  4. every race strategy at p = 1, 2 on the largest grid; the full grid on the double Mach case: four race
 //     strategies x four orderings (fewer steps), with the step graph on and off;
 //  5. Table 7: the device memory each strategy holds, from the allocations and from cudaMemGetInfo;
-//  6. the elementwise rhs pass compiled for 1-4 resident blocks per multiprocessor (registers, spills, time);
-//  7. (faces) the colored face passes of Table 10's case compiled likewise.
+//  6. the elementwise rhs pass compiled for 1-6 resident blocks per multiprocessor (registers, spills, time);
+//  7. (faces) the colored face passes of Table 10's case compiled likewise (1-6 and 8 blocks).
 // `table10` runs Table 10's case alone (colored with color renumbering, then colored and elementwise with rcm
 // and hilbert), to compare builds.
 // Usage: kempe_bench_gpu [all|throughput|strategies|occupancy|dmr|faces|table10] [SIZES...]. SIZES: N of the throughput grids,

@@ -2,7 +2,8 @@
 # Builds kempe_bench_gpu twice more after scripts/gpu-prebuild, with the colored and atomic face passes
 # (face_pass_shape, kernels/dg_K.hpp) asked to fit B blocks of 128 threads per multiprocessor at p = 1 and 2 in
 # double, and the elementwise pass (element_pass_shape) B at p = 1 in double, for B = 5 and 6; packs them as
-# build-gpu/variants.tar.xz (bin/kempe_bench_gpu_v5, _v6). Run from the repository root.
+# build-gpu/variants.tar.xz (bin/kempe_bench_gpu_v5, _v6). Run from the repository root after scripts/gpu-prebuild has
+# packed build-gpu/carry.tar.xz: build-gpu/bin/kempe_bench_gpu is left as the last variant.
 set -euo pipefail
 for blocks in 5 6; do
   cp kernels/dg_K.hpp /tmp/dg_K.hpp.orig
