@@ -645,14 +645,16 @@ struct FaceIntegrals {
 /// at 50-150 ns per face.
 inline constexpr index_t prefetch_distance = 8;
 
-/// Launch shape of the colored and atomic face passes (EvalSurface; LaunchShape in backend.hpp): one block of
-/// 128 threads per multiprocessor at least. At p = 1 in double the pass needs 128-138 registers (by flux and
-/// boundary) whatever fewer blocks it is asked to fit (1-4, `kempe_bench_gpu faces`), 12 warps a multiprocessor.
-struct FacePassShape {
+/// A pass's launch shape (LaunchShape in backend.hpp): threads per block, and blocks it must fit per multiprocessor.
+struct PassShape {
   int block_size, min_blocks_per_sm;
 };
+
+/// Launch shape of the colored and atomic face passes (EvalSurface): one block of 128 threads per multiprocessor
+/// at least. At p = 1 in double the pass needs 128-138 registers (by flux and boundary) whatever fewer blocks it
+/// is asked to fit (1-4, `kempe_bench_gpu faces`), 12 warps a multiprocessor.
 template <int P, class Real>
-constexpr FacePassShape face_pass_shape() {
+constexpr PassShape face_pass_shape() {
   return {128, 1};
 }
 
@@ -940,11 +942,8 @@ struct EvalSurfaceElementwise {
 /// registers: p = 2 fits four blocks, and p = 3 three (128 bytes spilled, as at any shape). Measured with a
 /// fixed free-stream boundary: the case files' boundary table (GroupBoundary) costs a few registers more, and
 /// under these caps spills 44-60 bytes at p = 1 and 12-20 at p = 2 in double, by flux (ptxas -v; not timed).
-struct ElementPassShape {
-  int block_size, min_blocks_per_sm;
-};
 template <int P, class Real>
-constexpr ElementPassShape element_pass_shape() {
+constexpr PassShape element_pass_shape() {
   constexpr bool is_double = sizeof(Real) == sizeof(double);
   if (P == 1 && is_double) return {128, 4};
   if (P == 2) return {128, is_double ? 3 : 4};

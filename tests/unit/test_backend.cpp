@@ -307,7 +307,7 @@ TEST(LaunchShape, DefaultsDeclaredValuesAndOverrides) {
 TEST(LaunchShape, TheElementwisePassFitsAMultiprocessor) {
   // Every shape element_pass_shape gives must be launchable: whole warps, and the blocks it asks to keep
   // resident within an SM's 2048 threads (H100); the fused stage takes its pass's shape.
-  const auto check = [](dg::ElementPassShape shape, int p, const char* precision) {
+  const auto check = [](dg::PassShape shape, int p, const char* precision) {
     SCOPED_TRACE(std::string(precision) + " p = " + std::to_string(p));
     EXPECT_EQ(shape.block_size % 32, 0);
     EXPECT_LE(shape.block_size, 1024);

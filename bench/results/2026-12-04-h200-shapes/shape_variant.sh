@@ -12,10 +12,10 @@ import sys
 b = sys.argv[1]
 p = 'kernels/dg_K.hpp'
 s = open(p).read()
-a = '''constexpr FacePassShape face_pass_shape() {
+a = '''constexpr PassShape face_pass_shape() {
   return {128, 1};'''
 assert a in s
-s = s.replace(a, '''constexpr FacePassShape face_pass_shape() {
+s = s.replace(a, '''constexpr PassShape face_pass_shape() {
   if (P >= 1 && P <= 2 && sizeof(Real) == sizeof(double)) return {128, %s};
   return {128, 1};''' % b)
 a = '''  if (P == 1 && is_double) return {128, 4};'''
