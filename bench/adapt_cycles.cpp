@@ -32,6 +32,7 @@
 #include "mesh/generators.hpp"
 #include "solver/numerics/dg_mesh.hpp"
 #include "solver/numerics/euler_dg.hpp"
+#include "bench_args.hpp"
 #include "free_stream.hpp"
 
 namespace {
@@ -192,11 +193,15 @@ bool run_cycles(adapt::TriangleForest& forest, int warm, int cycles, Backend bac
   return true;
 }
 
-int main(int argc, char** argv) {
+constexpr const char* usage =
+    "usage: kempe_bench_adapt [cpu|cuda] [N...]            cycles on N x N grids (default cpu 90 180 360 720)\n"
+    "       kempe_bench_adapt [cpu|cuda] settled [N...]    settled meshes, with the DG tables (default 10 20 40 90)\n";
+
+int bench_main(int argc, char** argv) {
   const std::string backend_name = argc > 1 ? argv[1] : "cpu";
   const bool settled = argc > 2 && std::string(argv[2]) == "settled";
   std::vector<int> sizes;
-  for (int i = settled ? 3 : 2; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
+  for (int i = settled ? 3 : 2; i < argc; ++i) sizes.push_back(int(bench::integer_argument(argv[i], "N", 2, 4000)));
   if (sizes.empty()) sizes = settled ? std::vector<int>{10, 20, 40, 90} : std::vector<int>{90, 180, 360, 720};
   if (backend_name == "cuda" && cuda_device_count() == 0) {
     std::printf("no CUDA device: nothing to measure\n");
@@ -243,4 +248,8 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   }
   return 0;
+}
+
+int main(int argc, char** argv) {
+  return kempe::bench::run_main("kempe_bench_adapt", usage, argc, argv, [&] { return bench_main(argc, argv); });
 }

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "../tests/unit/dg_cases.hpp"
+#include "bench_args.hpp"
 #include "free_stream.hpp"
 
 namespace {
@@ -346,40 +347,48 @@ void profile_steps(const char* ordering, const char* strategy, int steps) {
               ordering, strategy, int(mesh.num_elements()), mesh.color_begin.size() - 1, steps, 1e3 * seconds / steps);
 }
 
-}  // namespace
+constexpr const char* usage =
+    "usage: kempe_bench_gpu [all|throughput|strategies|occupancy|dmr|faces|table10] [SIZES...]\n"
+    "       kempe_bench_gpu profile ORDERING STRATEGY [STEPS]\n"
+    "  SIZES: N of the N x N throughput grids (default 224 708 1415); STEPS: the profiled steps (default 10)\n";
 
-int main(int argc, char** argv) {
-  try {
-    const std::string what = argc > 1 ? argv[1] : "all";
-    if (what == "profile") {
-      if (argc < 4) throw std::invalid_argument("usage: kempe_bench_gpu profile ORDERING STRATEGY [STEPS]");
-      if (cuda_device_count() == 0) {
-        std::printf("kempe_bench_gpu: no CUDA device on this machine\n");
-        return 0;
-      }
-      profile_steps(argv[2], argv[3], argc > 4 ? std::atoi(argv[4]) : 10);
-      return 0;
-    }
-    std::vector<int> sizes;
-    for (int i = 2; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
-    if (sizes.empty()) sizes = {224, 708, 1415};
+int bench_main(int argc, char** argv) {
+  const std::string what = argc > 1 ? argv[1] : "all";
+  if (what == "profile") {
+    if (argc < 4 || argc > 5) throw bench::UsageError("profile takes ORDERING STRATEGY [STEPS]");
+    const int steps = argc > 4 ? int(bench::integer_argument(argv[4], "STEPS", 1, 1000000)) : 10;
     if (cuda_device_count() == 0) {
       std::printf("kempe_bench_gpu: no CUDA device on this machine\n");
       return 0;
     }
-    const DeviceMemory device = device_memory();
-    const double bandwidth = copy_bandwidth();
-    std::printf("device: %s, %.1f GiB; measured copy bandwidth %.0f GB/s (read + write)\n", device.name.c_str(),
-                device.total_bytes / 1073741824.0, bandwidth / 1e9);
-    if (what == "all" || what == "throughput") throughput(sizes, bandwidth);
-    if (what == "all" || what == "strategies") strategies({sizes.back()}, bandwidth);
-    if (what == "all" || what == "occupancy") occupancy(sizes);
-    if (what == "all" || what == "dmr") double_mach(280);
-    if (what == "all" || what == "faces") face_shapes(280);
-    if (what == "table10") table10(280);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "kempe_bench_gpu: %s\n", e.what());
-    return 1;
+    profile_steps(argv[2], argv[3], steps);
+    return 0;
   }
+  const std::vector<std::string> parts{"all", "throughput", "strategies", "occupancy", "dmr", "faces", "table10"};
+  if (std::find(parts.begin(), parts.end(), what) == parts.end())
+    throw bench::UsageError("unknown part '" + what + "'");
+  std::vector<int> sizes;
+  for (int i = 2; i < argc; ++i) sizes.push_back(int(bench::integer_argument(argv[i], "SIZES", 2, 4000)));
+  if (sizes.empty()) sizes = {224, 708, 1415};
+  if (cuda_device_count() == 0) {
+    std::printf("kempe_bench_gpu: no CUDA device on this machine\n");
+    return 0;
+  }
+  const DeviceMemory device = device_memory();
+  const double bandwidth = copy_bandwidth();
+  std::printf("device: %s, %.1f GiB; measured copy bandwidth %.0f GB/s (read + write)\n", device.name.c_str(),
+              device.total_bytes / 1073741824.0, bandwidth / 1e9);
+  if (what == "all" || what == "throughput") throughput(sizes, bandwidth);
+  if (what == "all" || what == "strategies") strategies({sizes.back()}, bandwidth);
+  if (what == "all" || what == "occupancy") occupancy(sizes);
+  if (what == "all" || what == "dmr") double_mach(280);
+  if (what == "all" || what == "faces") face_shapes(280);
+  if (what == "table10") table10(280);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return kempe::bench::run_main("kempe_bench_gpu", usage, argc, argv, [&] { return bench_main(argc, argv); });
 }

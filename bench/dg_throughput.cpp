@@ -25,6 +25,7 @@
 #include "coloring/coloring.hpp"
 #include "coloring/reorder.hpp"
 #include "solver/numerics/euler_dg.hpp"
+#include "bench_args.hpp"
 #include "free_stream.hpp"
 
 namespace {
@@ -104,12 +105,19 @@ void header() {
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 }
 
-}  // namespace
+constexpr const char* usage =
+    "usage: kempe_bench_dg [N] [STAGES] [all|strategies|orderings] [STRATEGY]\n"
+    "  N: an N x N grid of squares split into triangles (default 700); STAGES: timed stages per row (default 9);\n"
+    "  STRATEGY: that race strategy's rows only. Environment: OMP_NUM_THREADS, KEMPE_BENCH_ORDERING,\n"
+    "  KEMPE_BENCH_MESH, KEMPE_BENCH_ORDERS (the header of bench/dg_throughput.cpp says what each does).\n";
 
-int main(int argc, char** argv) {
-  const int n = argc > 1 ? std::atoi(argv[1]) : 700;
-  const int stages = argc > 2 ? std::atoi(argv[2]) : 9;
+int bench_main(int argc, char** argv) {
+  if (argc > 5) throw bench::UsageError("at most four arguments");
+  const int n = argc > 1 ? int(bench::integer_argument(argv[1], "N", 1, 4000)) : 700;
+  const int stages = argc > 2 ? int(bench::integer_argument(argv[2], "STAGES", 1, 100000)) : 9;
   const std::string part = argc > 3 ? argv[3] : "all";
+  if (part != "all" && part != "strategies" && part != "orderings")
+    throw bench::UsageError("the third argument must be all, strategies or orderings, not '" + part + "'");
   const std::string only = argc > 4 ? argv[4] : "";
   if (!only.empty()) dg::strategy_from_name(only);  // an unknown name: the error lists the strategies
   const int threads = cpu_threads();
@@ -177,4 +185,10 @@ int main(int argc, char** argv) {
     }
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return kempe::bench::run_main("kempe_bench_dg", usage, argc, argv, [&] { return bench_main(argc, argv); });
 }

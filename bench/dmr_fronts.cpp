@@ -28,21 +28,23 @@
 #include <string>
 #include <vector>
 
-int main(int argc, char** argv) {
-  if (argc < 3 || argc > 4) {
-    std::fprintf(stderr, "usage: kempe_dmr_fronts FILE.vtu BAND [THRESHOLD]\n");
-    return 2;
-  }
+#include "bench_args.hpp"
+
+namespace {
+
+constexpr const char* usage =
+    "usage: kempe_dmr_fronts FILE.vtu BAND [THRESHOLD]\n"
+    "  BAND: the bands' height, above 1e-6 and at most 1 (the finest cells' size); THRESHOLD: the density that marks a front,\n"
+    "  above 1.4 (default 4.7)\n";
+
+int fronts_main(int argc, char** argv) {
+  if (argc < 3 || argc > 4) throw kempe::bench::UsageError("expected two or three arguments");
   const std::string file = argv[1];
-  const double band = std::atof(argv[2]);
-  const double threshold = argc > 3 ? std::atof(argv[3]) : 4.7;
+  const double band = kempe::bench::number_argument(argv[2], "BAND", 1e-6, 1.0);
+  const double threshold = argc > 3 ? kempe::bench::number_argument(argv[3], "THRESHOLD", 1.4, 1e6) : 4.7;
   if (!std::filesystem::is_regular_file(file)) {
     std::fprintf(stderr, "kempe_dmr_fronts: %s: no such file\n", file.c_str());
     return 1;
-  }
-  if (!(band > 0) || !(threshold > 1.4)) {
-    std::fprintf(stderr, "kempe_dmr_fronts: BAND must be positive and THRESHOLD above 1.4, got %s and %g\n", argv[2], threshold);
-    return 2;
   }
   vtkNew<vtkXMLUnstructuredGridReader> reader;
   reader->SetFileName(file.c_str());
@@ -85,4 +87,10 @@ int main(int argc, char** argv) {
   std::printf("t %.6g band %.6g threshold %.6g mach_stem_x %.6f triple_point_x %.6f triple_point_y %.6f cells %lld\n", t, band,
               threshold, front[0], front[triple], (triple + 0.5) * band, static_cast<long long>(grid->GetNumberOfCells()));
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return kempe::bench::run_main("kempe_dmr_fronts", usage, argc, argv, [&] { return fronts_main(argc, argv); });
 }

@@ -13,6 +13,7 @@
 
 #include "../tests/unit/adapt_vortex.hpp"
 #include "../tests/unit/dg_cases.hpp"
+#include "bench_args.hpp"
 
 namespace {
 
@@ -37,10 +38,6 @@ struct AdaptedRow {
 };
 
 AdaptedRow adapted_study(int p, int n, int levels, double end) {
-  if (p < 1 || p > 4) {
-    std::fprintf(stderr, "kempe_bench_vortex adapted: the order must be 1..4, got %d\n", p);
-    std::exit(2);
-  }
   AdaptedRow row{p, n, test::adapted_vortex_errors(p, n, levels, end)};
   test::print_adapted_table(p, n, end, row.rows);
   std::fflush(stdout);
@@ -50,13 +47,14 @@ AdaptedRow adapted_study(int p, int n, int levels, double end) {
 int adapted_main(int argc, char** argv) {
   std::vector<AdaptedRow> rows;
   if (argc == 6) {
-    rows.push_back(adapted_study(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]), std::atof(argv[5])));
+    const int p = int(bench::integer_argument(argv[2], "P", 1, 4)), n = int(bench::integer_argument(argv[3], "N", 1, 1000));
+    const int levels = int(bench::integer_argument(argv[4], "LEVELS", 2, 8));
+    rows.push_back(adapted_study(p, n, levels, bench::number_argument(argv[5], "END", 0.0, 100.0)));
   } else if (argc == 2) {
     constexpr double end = 1.0;
     rows = {adapted_study(1, 16, 3, end), adapted_study(2, 8, 3, end), adapted_study(3, 8, 4, end), adapted_study(4, 4, 4, end)};
   } else {
-    std::fprintf(stderr, "usage: kempe_bench_vortex adapted [P N LEVELS END]\n");
-    return 2;
+    throw bench::UsageError("adapted takes no arguments or four: P N LEVELS END");
   }
   std::printf("\n| p | start mesh | leaves on the finest | hanging faces there | L2 density error | rate on the finest pair |\n");
   std::printf("|---|---|---|---|---|---|\n");
@@ -70,8 +68,13 @@ int adapted_main(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+constexpr const char* usage =
+    "usage: kempe_bench_vortex [vertex|moment]         the study, with that slope limiter on every stage if named\n"
+    "       kempe_bench_vortex adapted [P N LEVELS END]  on 1-irregular meshes: P 1..4, an N x N start, LEVELS meshes\n";
+
+int study_main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "adapted") return adapted_main(argc, argv);
+  if (argc > 2) throw bench::UsageError("expected at most one argument, a limiter");
   const dg::Limiter limiter = argc > 1 ? dg::limiter_from_name(argv[1]) : dg::Limiter::none;
   const std::vector<Row> rows =
       limiter == dg::Limiter::none
@@ -89,4 +92,8 @@ int main(int argc, char** argv) {
                 std::log(r.errors[n - 2] / r.errors[n - 1]) / std::log(double(r.sizes[n - 1]) / r.sizes[n - 2]));
   }
   return 0;
+}
+
+int main(int argc, char** argv) {
+  return kempe::bench::run_main("kempe_bench_vortex", usage, argc, argv, [&] { return study_main(argc, argv); });
 }
