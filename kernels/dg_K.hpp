@@ -707,6 +707,8 @@ struct EvalSurface {
   /// atomic strategy's with atomic adds). The atomic strategy's lanes were slower at p = 1 (1.07-1.46x its
   /// stage in three rounds, kempe_bench_dg) and no faster at p = 2, so its faces go one at a time there.
   static constexpr int cpu_lanes = Atomic && P <= 2 ? 0 : 8;
+  /// How far ahead of a block of lanes its pass prefetches the face arrays (lanes): four blocks.
+  static constexpr index_t face_lookahead = 32;
 
   /// operator() for items first .. first + count - 1 (CPU only).
   void lanes(index_t first_item, int count) const {
@@ -714,7 +716,18 @@ struct EvalSurface {
     const index_t k = integrals.num_elements;
     index_t face[W];
     for (int l = 0; l < W; ++l) face[l] = first + first_item + (l < count ? l : 0);
-    // The next block's right elements jump (the left ones ascend): fetched while this block computes.
+    // The face arrays four blocks ahead: a dozen streams that advance a line every one to eight blocks,
+    // beside the solution's planes, more than the hardware's prefetcher follows, and the next block's lookahead
+    // below waits on their loads otherwise.
+    if (first + first_item + face_lookahead < end) {
+      const index_t f = first + first_item + face_lookahead;
+      const auto& fc = integrals.fc;
+      prefetch(&fc.left[f]), prefetch(&fc.right[f]), prefetch(&fc.left_local[f]), prefetch(&fc.right_local[f]);
+      prefetch(&fc.normal_x[f]), prefetch(&fc.normal_y[f]), prefetch(&fc.length[f]);
+      if (fc.left_half != nullptr) prefetch(&fc.left_half[f]), prefetch(&fc.right_half[f]);
+    }
+    // The next block's right elements jump (the left ones ascend): fetched while this block computes, with
+    // their Jacobians, which the face integrals divide by.
     for (int l = 0; l < W; ++l) {
       const index_t f = first + first_item + W + l;
       const index_t ahead = f < end ? integrals.fc.right[f] : no_element;
@@ -723,6 +736,7 @@ struct EvalSurface {
           prefetch(&integrals.c[vm * k + ahead]);
           prefetch(&rhs[vm * k + ahead]);
         }
+        prefetch(&integrals.g.jacobian[ahead]);
         if constexpr (WithVolume) {
           prefetch(&integrals.g.dr_dx[ahead]), prefetch(&integrals.g.dr_dy[ahead]);
           prefetch(&integrals.g.ds_dx[ahead]), prefetch(&integrals.g.ds_dy[ahead]);
