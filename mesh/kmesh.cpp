@@ -418,7 +418,7 @@ Mesh read_kmesh(const std::string& path) {
   }
   if (!m.leaf_root.empty())
     m.report.warnings.push_back("holds an adapted mesh of " + std::to_string(m.leaf_root.size()) +
-                                " triangles over these; kempe adapt reads it, other commands refuse it");
+                                " triangles over these; kempe adapt and kempe run of an adaptive case read it, other commands refuse it");
   return m;
 }
 

@@ -410,18 +410,26 @@ class CaseRun {
   }
 
   /// The solver the case names, on its backend, with the initial state projected; with an adapt: section on an
-  /// adaptive forest of the case's mesh, adapted adapt.initial_levels times to the initial state (not when
-  /// resuming: the checkpoint holds the mesh).
+  /// adaptive forest of the case's mesh (a saved adapted mesh's leaves), adapted adapt.initial_levels times to the
+  /// initial state (not when resuming: the checkpoint holds the mesh). A saved adapted mesh without an adapt:
+  /// section is std::invalid_argument: a fixed-mesh solver would drop its refinement.
   void build_solver(bool resuming) {
     const cases::BoundaryTable table = cases::boundary_table(c_, mesh_);
     groups_ = sim::BoundaryGroups{table.kinds, table.states, table.functions};
     options_ = solver_options(c_);  // solver.backend auto: the GPU when one is present (backend_from_name)
+    const bool saved_leaves = !mesh_.leaf_root.empty();  // an adapted mesh (kempe adapt --save)
     if (adapt_) {
       check_adapt_fits();
       forest_ = std::make_unique<adapt::TriangleForest>(mesh_, options_.backend, adapt_->max_level);
+      // A saved adapted mesh: the run starts from its leaves (a resumed run from the checkpoint's instead).
+      if (saved_leaves && !resuming) forest_->refine_to(mesh_.leaf_root, mesh_.leaf_path, mesh_.leaf_level, mesh_.source);
       simulation_ = sim::make_simulation(*forest_, options_, groups_);
       mesh_changed();
     } else {
+      if (saved_leaves)
+        throw std::invalid_argument(mesh_.source + ": holds an adapted mesh (kempe adapt --save); a case runs on it with an "
+                                    "adapt: section (adapt.indicator), starting from its leaves; without one it would run on "
+                                    "the start mesh alone");
       simulation_ = sim::make_simulation(mesh_, options_, groups_);
     }
     simulation_->project(initial_);

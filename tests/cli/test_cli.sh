@@ -283,6 +283,19 @@ YAML
     "$kempe" run "$work/generated.yaml" --output "$work/fields" --set "output.fields=[presure]"
   expect_fail "mesh file and generator" "mesh.generator: give either mesh.file or mesh.generator, not both" \
     "$kempe" run "$work/generated.yaml" --output "$work/generated" --set mesh.file=x.msh
+  # A saved adapted mesh (kempe adapt --save): an adaptive case starts from its leaves, a fixed-mesh case refuses it.
+  "$kempe" adapt "$work/r.kmesh" --cycles 2 --max-level 2 --save "$work/leaves.kmesh" >/dev/null
+  saved=$("$kempe" mesh info "$work/leaves.kmesh" 2>&1 | grep -o "holds an adapted mesh of [0-9]*" | grep -o "[0-9]*$")
+  sed -e '/^  generator:/,/^  elements:/d' -e "s|^mesh:$|mesh:\n  file: $work/leaves.kmesh|" "$work/generated.yaml" >"$work/on_leaves.yaml"
+  expect_fail "a fixed-mesh run refuses a saved adapted mesh" \
+    "leaves.kmesh: holds an adapted mesh (kempe adapt --save); a case runs on it with an adapt: section" \
+    "$kempe" run "$work/on_leaves.yaml" --output "$work/on_leaves" --set time.end=0.001
+  leaves_out=$("$kempe" run "$work/on_leaves.yaml" --output "$work/on_leaves" --set adapt.indicator=density_jump \
+    --set adapt.max_level=2)
+  check "an adaptive run starts from a saved adapted mesh's $saved leaves" contains "$leaves_out" "; $saved elements after 0 initial"
+  expect_fail "a saved adapted mesh deeper than adapt.max_level" "leaves.kmesh: its adapted mesh reaches level 2, beyond the maximum level 1" \
+    "$kempe" run "$work/on_leaves.yaml" --output "$work/on_leaves" --set time.end=0.001 --set adapt.indicator=density_jump \
+    --set adapt.max_level=1
   # A float run whose end and output times round down in float (0.009 -> 0.0089999996) still ends.
   check "float run ends on a time float rounds down" contains "$(timeout 60 "$kempe" run "$work/generated.yaml" \
     --output "$work/float" --set solver.precision=float --set time.end=0.009 --set "output.times=[0.005]")" "# done: t = 0.009"
