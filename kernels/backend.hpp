@@ -153,6 +153,16 @@ KEMPE_HD void prefetch(const void* p) {
 #endif
 }
 
+/// prefetch into the outer caches only (prefetcht1): for many lines at once, which would fill the core's
+/// first-level miss buffers and stall the prefetches themselves.
+KEMPE_HD void prefetch_outer(const void* p) {
+#if defined(__CUDA_ARCH__)
+  (void)p;
+#else
+  __builtin_prefetch(p, 0, 2);
+#endif
+}
+
 // ---- Device memory, synchronization and graphs: plain host functions (kernels/device_cuda.cu; in a build
 // without CUDA, kernels/device_none.cpp, where each throws), so that host-only translation units can own
 // device buffers. Every failure throws std::runtime_error naming the call, what it was for and CUDA's error.

@@ -727,14 +727,21 @@ struct EvalSurface {
       if (fc.left_half != nullptr) prefetch(&fc.left_half[f]), prefetch(&fc.right_half[f]);
     }
     // The next block's right elements jump (the left ones ascend): fetched while this block computes, with
-    // their Jacobians, which the face integrals divide by.
+    // their Jacobians, which the face integrals divide by. From p = 2 their 2 x 4 x modes lines a face (384 a
+    // block at p = 2) go to the outer caches: fetched into the first level, they filled its miss buffers and the
+    // prefetches themselves waited (docs/benchmarks.md, the surface term in lanes of faces).
     for (int l = 0; l < W; ++l) {
       const index_t f = first + first_item + W + l;
       const index_t ahead = f < end ? integrals.fc.right[f] : no_element;
       if (ahead != no_element) {
         for (int vm = 0; vm < nv * nm; ++vm) {
-          prefetch(&integrals.c[vm * k + ahead]);
-          prefetch(&rhs[vm * k + ahead]);
+          if constexpr (P >= 2) {
+            prefetch_outer(&integrals.c[vm * k + ahead]);
+            prefetch_outer(&rhs[vm * k + ahead]);
+          } else {
+            prefetch(&integrals.c[vm * k + ahead]);
+            prefetch(&rhs[vm * k + ahead]);
+          }
         }
         prefetch(&integrals.g.jacobian[ahead]);
         if constexpr (WithVolume) {
