@@ -751,17 +751,17 @@ struct EvalSurface {
       }
     }
     // The left ones ascend, but in nv * nm planes of c and of rhs each: more streams than the hardware's
-    // prefetcher follows. The next block's first and last left elements bound the lines it reads there. Side by
-    // side, one thread, six rounds (bench/results/2026-11-29-left-prefetch): eval_surface 0.80 / 0.96 / 0.96 /
-    // 0.94 times as long at p = 1 / 3 / 4 / 5, but 1.03 times at p = 2, which therefore goes without.
-    if (P != 2 && first + first_item + W < end) {
+    // prefetcher follows. The next block's first and last left elements bound the lines it reads there, fetched
+    // into the outer caches: into the first level they made the p = 2 pass slower (1.03 times as long), into the
+    // outer ones it takes 0.66 of its time on the benchmark's grid (docs/benchmarks.md).
+    if (first + first_item + W < end) {
       const index_t next = first + first_item + W, last = next + W - 1 < end ? next + W - 1 : end - 1;
       const index_t from = integrals.fc.left[next], to = integrals.fc.left[last];
       for (int vm = 0; vm < nv * nm; ++vm) {
-        prefetch(&integrals.c[vm * k + from]);
-        prefetch(&integrals.c[vm * k + to]);
-        prefetch(&rhs[vm * k + from]);
-        prefetch(&rhs[vm * k + to]);
+        prefetch_outer(&integrals.c[vm * k + from]);
+        prefetch_outer(&integrals.c[vm * k + to]);
+        prefetch_outer(&rhs[vm * k + from]);
+        prefetch_outer(&rhs[vm * k + to]);
       }
     }
     alignas(64) Real to_l[nv][nm][W], to_r[nv][nm][W];
