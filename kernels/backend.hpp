@@ -284,18 +284,34 @@ KEMPE_FUNCTOR_CONSTANT(CpuListLanes, cpu_list_lanes, int, 0)
 KEMPE_FUNCTOR_CONSTANT(CpuBalanced, cpu_balanced, bool, false)
 inline constexpr int cpu_balanced_chunk = 1024;
 
+/// Whether a functor's costly items gather in a few ranges of the numbering (`static constexpr bool cpu_spread =
+/// true`): a limiter's work sits at a shock's elements, which the mesh's ordering keeps together, so one equal
+/// range per thread leaves the other thread waiting, and guided chunks hand the first thread half the range at
+/// once. The CPU backend then deals out chunks of cpu_spread_chunk items (OpenMP's dynamic schedule; for
+/// blocks and lanes, as many of them as hold that many items). The results are the same, each item being
+/// independent of the others.
+KEMPE_FUNCTOR_CONSTANT(CpuSpread, cpu_spread, bool, false)
+inline constexpr int cpu_spread_chunk = 256;
+
 /// body(local, i) for i in [0, n) on the CPU's threads, `local` each thread's own copy of f: a store of the loop
 /// can then alias none of the functor's members, so they stay in registers instead of being read again after every
 /// store through the functor's pointers (1-14 % on the DG kernels on one thread,
 /// bench/results/2026-11-27-functor-copy). `nowait`: the region's end is the one barrier, as with `omp parallel for`.
+/// `items_per_unit`: the work items one i stands for (a block's or a lane group's width), for cpu_spread's chunks.
 template <class Functor, class Body>
-void for_each_with_own_copy(const Functor& f, index_t n, Body&& body) {
+void for_each_with_own_copy(const Functor& f, index_t n, Body&& body, index_t items_per_unit = 1) {
+  [[maybe_unused]] const index_t spread_chunk = cpu_spread_chunk > items_per_unit ? cpu_spread_chunk / items_per_unit : 1;
 #if defined(_OPENMP)
 #pragma omp parallel
 #endif
   {
     const Functor local = f;
-    if constexpr (CpuBalanced<Functor>::value) {
+    if constexpr (CpuSpread<Functor>::value) {
+#if defined(_OPENMP)
+#pragma omp for schedule(dynamic, spread_chunk) nowait
+#endif
+      for (index_t i = 0; i < n; ++i) body(local, i);
+    } else if constexpr (CpuBalanced<Functor>::value) {
 #if defined(_OPENMP)
 #pragma omp for schedule(guided, cpu_balanced_chunk) nowait
 #endif
@@ -319,14 +335,17 @@ void forall_cpu(index_t n, F&& f) {
   } else if constexpr (CpuLanes<Functor>::value > 1) {
     constexpr index_t width = CpuLanes<Functor>::value;
     const index_t blocks = (n + width - 1) / width;
-    for_each_with_own_copy(f, blocks, [n](const Functor& local, index_t b) {
-      const index_t first = b * width;
-      local.lanes(first, int(n - first < width ? n - first : width));
-    });
+    for_each_with_own_copy(
+        f, blocks,
+        [n](const Functor& local, index_t b) {
+          const index_t first = b * width;
+          local.lanes(first, int(n - first < width ? n - first : width));
+        },
+        width);
   } else if constexpr (CpuBlock<Functor>::value > 1) {
     constexpr index_t width = CpuBlock<Functor>::value;
     const index_t blocks = n / width;
-    for_each_with_own_copy(f, blocks, [](const Functor& local, index_t b) { local.block(b * width); });
+    for_each_with_own_copy(f, blocks, [](const Functor& local, index_t b) { local.block(b * width); }, width);
     for (index_t i = blocks * width; i < n; ++i) f(i);
   } else {
     for_each_with_own_copy(f, n, [](const Functor& local, index_t i) { local(i); });

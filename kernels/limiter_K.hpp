@@ -284,6 +284,7 @@ KEMPE_HD constexpr int taylor_index(int k, int i) { return k * (k + 1) / 2 + i; 
 /// (rx X + ry Y)^a (sx X + sy Y)^b with X = x - xc, Y = y - yc.
 template <int P, class Real>
 struct TaylorCoefficients {
+  static constexpr bool cpu_spread = true;  // its work sits at the shocks (backend.hpp, CpuSpread)
   index_t num_elements;
   const Real* taylor_from_modes;
   const Real *dr_dx, *dr_dy, *ds_dx, *ds_dy;  ///< [elements]
@@ -381,6 +382,7 @@ KEMPE_HD void scale_taylor_degrees(const Real* degree_part, const Real* alpha, R
 /// (vertex_elements, a CSR list built once), so there is no race and no atomic.
 template <int P, class Real>
 struct VertexBounds {
+  static constexpr bool cpu_spread = true;  // its work sits at the shocks (backend.hpp, CpuSpread)
   static constexpr int num_fields = basis::num_modes(P > 0 ? P - 1 : 0);
   index_t num_elements, num_vertices;
   const index_t* vertex_element_begin;  ///< [vertices + 1]
@@ -412,6 +414,7 @@ struct VertexBounds {
 /// coefficients of the elements around them, the ones with a marked vertex: TaylorCoefficients and VertexBounds
 /// then skip the rest (a shock's band is a small part of the mesh), with the same values where they do not.
 struct TroubledVertices {
+  static constexpr bool cpu_spread = true;  // its work sits at the shocks (backend.hpp, CpuSpread)
   const index_t* vertex_element_begin;  ///< [vertices + 1]
   const index_t* vertex_elements;
   const std::uint8_t* troubled;  ///< [elements] 0 or 1
@@ -811,6 +814,7 @@ KEMPE_HD Real bounded_factor(Real value, Real jump, Real lo, Real hi, Real noise
 /// [elements][3].
 template <int P, class Real>
 struct VertexLimiter {
+  static constexpr bool cpu_spread = true;  // its work sits at the shocks (backend.hpp, CpuSpread)
   index_t num_elements, num_vertices;
   const index_t* element_vertices;
   const Real *vertex_dx, *vertex_dy;
@@ -868,6 +872,7 @@ struct VertexLimiter {
 /// neighbours are seen at their translated position).
 template <int P, class Real>
 struct MomentLimiter {
+  static constexpr bool cpu_spread = true;  // its work sits at the shocks (backend.hpp, CpuSpread)
   index_t num_elements;
   const index_t* element_neighbors;
   const Real *neighbor_dx, *neighbor_dy;

@@ -100,8 +100,9 @@ struct StopGuard {
   static constexpr int min_blocks_per_sm = MinBlocksPerSm<F>::value;
   // and its CPU blocks (backend.hpp, CpuBlock), where it has them
   static constexpr int cpu_block = CpuBlock<F>::value;
-  // and lanes (CpuLanes)
+  // and lanes (CpuLanes), and how its items are dealt out (CpuSpread)
   static constexpr int cpu_lanes = CpuLanes<F>::value;
+  static constexpr bool cpu_spread = CpuSpread<F>::value;
   F f;
   const Real* clock;
   KEMPE_HD void operator()(index_t i) const {
